@@ -1,0 +1,23 @@
+// Buffer growth/shrink policy. Part of the stable public API.
+#pragma once
+
+namespace sluice {
+
+// How buffers resize. A buffer that must grow allocates max(new_bytes, capacity * growth_factor);
+// a non-pinned host buffer whose new size is below capacity * host_shrink_threshold is reallocated
+// at the exact size. Pinned and device buffers never shrink.
+struct MemoryConfig {
+  double host_shrink_threshold = 0.9;  // [0, 1]; 0 = never shrink, 1 = shrink whenever smaller
+  double host_growth_factor = 1.0;     // [1, 4]
+  double device_growth_factor = 1.0;   // [1, 4]; also used for pinned buffers
+
+  // Reads SLUICE_HOST_BUFFER_SHRINK_THRESHOLD, SLUICE_HOST_BUFFER_GROWTH_FACTOR,
+  // SLUICE_DEVICE_BUFFER_GROWTH_FACTOR and SLUICE_BUFFER_GROWTH_FACTOR (sets both growth factors;
+  // the specific variables win), each falling back to the same name with the DALI_ prefix.
+  // Throws sluice::Error naming the variable for a non-numeric or out-of-range value.
+  static MemoryConfig FromEnvironment();
+  // Throws sluice::Error if a field is out of range.
+  void Validate() const;
+};
+
+}  // namespace sluice

@@ -1,0 +1,189 @@
+// Sluice's stable C++ API: build a pipeline of operators, run it, read its outputs.
+//
+// Supported for embedding Sluice in native applications. Names and semantics follow NVIDIA DALI's
+// Python Pipeline. Thread-safety: a Pipeline is used from one thread at a time; outputs may be read
+// from any thread while they are valid.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sluice/dtype.h>
+#include <sluice/error.h>
+#include <sluice/memory_config.h>
+#include <sluice/reader_meta.h>
+#include <sluice/source_info.h>
+#include <sluice/tensor_shape.h>
+#include <sluice/value.h>
+
+namespace sluice {
+
+class TensorList;  // internal
+
+// One operator instance to add to a pipeline.
+struct OperatorDef {
+  std::string op;                                  // registry name, e.g. "decoders.image"
+  std::string name;                                // instance name; empty: "<op>#<n>"
+  std::string device = "cpu";                      // "cpu", "mixed" or "gpu"
+  std::vector<std::string> inputs;                 // edge names
+  std::map<std::string, std::string> arg_inputs;   // per-sample argument -> edge name
+  std::map<std::string, Value> args;               // constant arguments
+  std::vector<std::string> outputs;                // edge names; empty: "<name>[0]", "<name>[1]", ...
+
+  OperatorDef() = default;
+  explicit OperatorDef(std::string op_name, std::string dev = "cpu") : op(std::move(op_name)), device(std::move(dev)) {}
+  OperatorDef& Input(std::string edge) { inputs.push_back(std::move(edge)); return *this; }
+  OperatorDef& Arg(const std::string& arg, Value v) { args[arg] = std::move(v); return *this; }
+  OperatorDef& ArgInput(const std::string& arg, std::string edge) { arg_inputs[arg] = std::move(edge); return *this; }
+  OperatorDef& Output(std::string edge) { outputs.push_back(std::move(edge)); return *this; }
+  OperatorDef& Name(std::string n) { name = std::move(n); return *this; }
+};
+
+struct PipelineOptions {
+  int batch_size = 1;
+  int num_threads = 1;
+  int device_id = -1;          // -1: CPU only; never touches CUDA
+  int64_t seed = -1;           // -1: a random seed
+  bool exec_pipelined = true;  // run ahead of the consumer, up to the queue depth
+  bool exec_async = true;      // run on a background thread
+  int cpu_queue_depth = 2;     // prefetch_queue_depth, or its cpu_size
+  int gpu_queue_depth = 2;     // prefetch_queue_depth's gpu_size
+  size_t bytes_per_sample = 0;  // presizing hint for every output buffer
+  bool set_affinity = false;
+  bool enable_memory_stats = false;
+  // Memory policy; default: read from the environment (SLUICE_*/DALI_* variables) at construction.
+  std::optional<MemoryConfig> memory;
+};
+
+// A read-only view of one output batch. It shares ownership of the buffers: the data stays valid
+// as long as the view (or a copy) exists, and the pipeline writes the next batches elsewhere.
+class Batch {
+ public:
+  Batch() = default;
+  int num_samples() const;
+  DType dtype() const;
+  const std::string& layout() const;
+  const TensorShape& shape(int i) const;
+  const std::vector<TensorShape>& shapes() const;
+  const void* data(int i) const;
+  size_t nbytes(int i) const;
+  const SourceInfo& source(int i) const;
+  bool is_dense() const;       // every sample has the same shape
+  bool is_contiguous() const;  // one buffer, samples back to back (64-byte aligned)
+  // Dense-and-contiguous batches are also one (N, ...) tensor starting at data(0) if each
+  // sample's size is a multiple of 64 bytes; this says whether that holds.
+  bool is_single_tensor() const;
+  std::string device() const;  // "cpu" or "gpu"
+  const TensorList& impl() const { return *impl_; }
+
+  explicit Batch(std::shared_ptr<const TensorList> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const TensorList> impl_;
+};
+
+struct OperatorStatistics {
+  std::string name;
+  std::string op;
+  std::string device;
+  // One entry per output (with enable_memory_stats). See DALI's executor_statistics().
+  std::vector<size_t> real_memory_size;
+  std::vector<size_t> max_real_memory_size;
+  std::vector<size_t> reserved_memory_size;
+  std::vector<size_t> max_reserved_memory_size;
+  bool memory_is_fallback = false;  // pinned memory served from ordinary host memory
+  // Always collected.
+  int64_t batches = 0;
+  double total_time_ms = 0;   // Setup + Run, all batches
+  double last_batch_ms = 0;
+  double mean_batch_ms() const { return batches ? total_time_ms / static_cast<double>(batches) : 0.0; }
+};
+
+struct ExecutorStatistics {
+  std::vector<OperatorStatistics> operators;  // in execution order
+  // Queue occupancy: ready batches waiting for the consumer, sampled whenever one is taken.
+  double mean_queue_occupancy = 0;
+  int max_queue_occupancy = 0;
+  int queue_capacity = 0;
+  int64_t batches_produced = 0;
+  double consumer_wait_ms = 0;  // time Outputs/ShareOutputs spent waiting for a batch
+};
+
+// Schema introspection (for bindings and docs).
+struct ArgumentInfo {
+  std::string name;
+  ArgType type;
+  bool required;
+  std::optional<Value> default_value;
+  std::string doc;
+  bool per_sample;
+};
+struct OperatorInfo {
+  std::string name;
+  std::string doc;       // full documentation text
+  std::vector<std::string> backends;
+  int min_inputs;
+  int max_inputs;
+  std::vector<std::string> input_names;
+  int num_outputs;       // -1 when it depends on the arguments
+  std::vector<ArgumentInfo> arguments;
+  bool is_random;
+  bool is_reader;
+};
+std::vector<std::string> ListOperators();
+OperatorInfo GetOperatorInfo(const std::string& name);  // throws for unknown names, with a suggestion
+
+class Pipeline {
+ public:
+  explicit Pipeline(PipelineOptions options);
+  ~Pipeline();  // stops the executor promptly, even mid-run or after a failure
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Adds an operator; returns the names of its output edges. Validation of the operator name and
+  // arguments happens here (unknown operator or argument, wrong type) so errors point at the call.
+  std::vector<std::string> AddOperator(OperatorDef def);
+  // The edges the pipeline returns, in order.
+  void SetOutputs(std::vector<std::string> edges);
+  // Validates the graph, prunes unused operators, creates operators, preallocates. Idempotent.
+  void Build();
+
+  // run(): schedules what is needed and returns the next batch's outputs.
+  std::vector<Batch> Run();
+  // The scheduled API: schedule_run() then share_outputs() ... release_outputs().
+  void ScheduleRun();
+  std::vector<Batch> ShareOutputs();
+  void ReleaseOutputs();
+  // outputs(): the next scheduled batch; releases the previous one (the run() family).
+  std::vector<Batch> Outputs();
+
+  // external_source: queues one batch of host samples for the named external_source operator.
+  struct ExternalSample {
+    const void* data;
+    TensorShape shape;
+    DType dtype;
+  };
+  void FeedInput(const std::string& op_name, const std::vector<ExternalSample>& samples,
+                 const std::string& layout = "");
+
+  ExecutorStatistics GetExecutorStatistics() const;
+  ReaderMeta GetReaderMeta(const std::string& reader_name) const;  // throws for unknown names
+  std::map<std::string, ReaderMeta> GetReaderMeta() const;
+  int64_t EpochSize(const std::string& reader_name) const;  // padded epoch size, as DALI
+  // Drains scheduled batches and lets readers start their next epoch where they are.
+  void Reset();
+
+  const PipelineOptions& options() const;
+  int64_t seed() const;
+  bool built() const;
+  std::vector<std::string> output_names() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,23 @@
+#include <sluice/pipeline.h>
+
+#include "core/tensor_list.h"
+
+namespace sluice {
+
+int Batch::num_samples() const { return impl_->num_samples(); }
+DType Batch::dtype() const { return impl_->dtype(); }
+const std::string& Batch::layout() const { return impl_->layout(); }
+const TensorShape& Batch::shape(int i) const { return impl_->shape(i); }
+const std::vector<TensorShape>& Batch::shapes() const { return impl_->shapes(); }
+const void* Batch::data(int i) const { return impl_->raw_sample(i); }
+size_t Batch::nbytes(int i) const { return impl_->sample_bytes(i); }
+const SourceInfo& Batch::source(int i) const { return impl_->source(i); }
+bool Batch::is_dense() const { return impl_->is_dense(); }
+bool Batch::is_contiguous() const { return impl_->is_contiguous(); }
+bool Batch::is_single_tensor() const {
+  if (!impl_->is_contiguous() || !impl_->is_dense()) return false;
+  return impl_->num_samples() == 1 || impl_->sample_bytes(0) % 64 == 0;
+}
+std::string Batch::device() const { return impl_->kind() == StorageKind::kDevice ? "gpu" : "cpu"; }
+
+}  // namespace sluice

@@ -1,0 +1,26 @@
+#include <sluice/pipeline.h>
+
+#include "operators/registry.h"
+
+namespace sluice {
+
+std::vector<std::string> ListOperators() { return OperatorRegistry::Get().Names(); }
+
+OperatorInfo GetOperatorInfo(const std::string& name) {
+  const OpSchema& s = OperatorRegistry::Get().GetSchema(name);
+  OperatorInfo info;
+  info.name = s.name();
+  info.doc = s.FullDoc();
+  info.backends = s.backends();
+  info.min_inputs = s.min_inputs();
+  info.max_inputs = s.max_inputs();
+  for (const auto& in : s.inputs()) info.input_names.push_back(in.name);
+  info.num_outputs = s.output_docs().empty() ? -1 : static_cast<int>(s.output_docs().size());
+  for (const auto& a : s.args())
+    info.arguments.push_back({a.name, a.type, a.required(), a.default_value, a.doc, a.per_sample});
+  info.is_random = s.is_random();
+  info.is_reader = s.is_reader();
+  return info;
+}
+
+}  // namespace sluice

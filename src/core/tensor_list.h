@@ -1,0 +1,73 @@
+// A batch of tensors, stored contiguously or as separately allocated samples.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <sluice/dtype.h>
+#include <sluice/memory_config.h>
+#include <sluice/source_info.h>
+#include <sluice/tensor_shape.h>
+
+#include "core/buffer.h"
+
+namespace sluice {
+
+// Samples share one dtype and layout but may differ in shape. Each sample carries the SourceInfo
+// of the data it was made from. Not thread-safe for Resize; distinct samples may be written from
+// distinct threads after Resize.
+class TensorList {
+ public:
+  explicit TensorList(StorageKind kind = StorageKind::kHost) : kind_(kind), contiguous_buf_(kind) {}
+  TensorList(TensorList&&) = default;
+  TensorList& operator=(TensorList&&) = default;
+
+  // Sizes the batch for `shapes` of `dtype`. Contiguous: one buffer, samples back to back (each
+  // sample's offset is aligned to 64 bytes); otherwise one buffer per sample. Sources are kept
+  // for samples that remain and cleared for new ones.
+  void Resize(const std::vector<TensorShape>& shapes, DType dtype, const MemoryConfig& cfg,
+              bool contiguous = false);
+  // Preallocates `bytes_per_sample` for each of `num_samples` samples (presizing hint).
+  void Reserve(int num_samples, size_t bytes_per_sample, const MemoryConfig& cfg, bool contiguous);
+
+  int num_samples() const { return static_cast<int>(shapes_.size()); }
+  DType dtype() const { return dtype_; }
+  StorageKind kind() const { return kind_; }
+  bool is_contiguous() const { return contiguous_; }
+  // True if every sample has the same shape (and there is at least one sample).
+  bool is_dense() const;
+  const std::vector<TensorShape>& shapes() const { return shapes_; }
+  const TensorShape& shape(int i) const { return shapes_[static_cast<size_t>(i)]; }
+  size_t sample_bytes(int i) const { return static_cast<size_t>(shape(i).num_elements()) * SizeOf(dtype_); }
+
+  void* raw_mutable_sample(int i);
+  const void* raw_sample(int i) const;
+  template <typename T> T* mutable_sample(int i) { return static_cast<T*>(raw_mutable_sample(i)); }
+  template <typename T> const T* sample(int i) const { return static_cast<const T*>(raw_sample(i)); }
+
+  const std::string& layout() const { return layout_; }
+  void set_layout(std::string layout) { layout_ = std::move(layout); }
+  SourceInfo& source(int i) { return sources_[static_cast<size_t>(i)]; }
+  const SourceInfo& source(int i) const { return sources_[static_cast<size_t>(i)]; }
+
+  // Memory accounting for statistics.
+  size_t used_bytes() const;
+  size_t reserved_bytes() const;
+  // Biggest sample (per-sample storage) or the average sample (contiguous storage).
+  size_t max_sample_used_bytes() const;
+  size_t max_sample_reserved_bytes() const;
+  bool uses_fallback_memory() const;
+
+ private:
+  StorageKind kind_;
+  DType dtype_ = DType::kUInt8;
+  bool contiguous_ = false;
+  std::string layout_;
+  std::vector<TensorShape> shapes_;
+  std::vector<SourceInfo> sources_;
+  Buffer contiguous_buf_;
+  std::vector<size_t> offsets_;         // contiguous mode
+  std::vector<Buffer> sample_bufs_;     // per-sample mode
+};
+
+}  // namespace sluice

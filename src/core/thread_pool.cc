@@ -1,0 +1,153 @@
+#include "core/thread_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <sluice/error.h>
+
+namespace sluice {
+
+std::vector<int> ParseCpuList(const std::string& text, const std::string& what) {
+  std::vector<int> cpus;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string tok = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    // trim
+    size_t b = tok.find_first_not_of(" \t"), e = tok.find_last_not_of(" \t");
+    tok = b == std::string::npos ? "" : tok.substr(b, e - b + 1);
+    if (!tok.empty()) {
+      char* end = nullptr;
+      long v = std::strtol(tok.c_str(), &end, 10);
+      if (*end != '\0' || v < 0 || v >= CPU_SETSIZE)
+        throw Error(what + ": invalid CPU id '" + tok + "'");
+      cpus.push_back(static_cast<int>(v));
+    } else if (comma != std::string::npos) {
+      throw Error(what + ": empty CPU id in '" + text + "'");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return cpus;
+}
+
+std::vector<int> ComputeAffinity(int num_threads) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  std::vector<int> allowed_ids;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) allowed_ids.push_back(c);
+  }
+  if (allowed_ids.empty()) allowed_ids.push_back(0);
+
+  std::vector<int> mask;
+  for (const char* var : {"SLUICE_AFFINITY_MASK", "DALI_AFFINITY_MASK"}) {
+    if (const char* v = std::getenv(var)) {
+      mask = ParseCpuList(v, var);
+      for (int id : mask) {
+        if (!CPU_ISSET(id, &allowed))
+          throw Error(std::string(var) + ": CPU id " + std::to_string(id) +
+                      " is not in the set of CPUs this process may run on");
+      }
+      break;
+    }
+  }
+  std::vector<int> out(static_cast<size_t>(num_threads));
+  size_t rr = 0;
+  for (int i = 0; i < num_threads; ++i) {
+    if (static_cast<size_t>(i) < mask.size()) {
+      out[static_cast<size_t>(i)] = mask[static_cast<size_t>(i)];
+    } else {
+      out[static_cast<size_t>(i)] = allowed_ids[rr++ % allowed_ids.size()];
+    }
+  }
+  return out;
+}
+
+ThreadPool::ThreadPool(int num_threads, bool set_affinity) {
+  if (num_threads < 1) throw Error("num_threads must be at least 1, got " + std::to_string(num_threads));
+  if (set_affinity) cpus_ = ComputeAffinity(num_threads);
+  threads_.reserve(static_cast<size_t>(num_threads));
+  for (int i = 0; i < num_threads; ++i) {
+    threads_.emplace_back([this, i] { WorkerMain(i); });
+    if (set_affinity) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(cpus_[static_cast<size_t>(i)], &set);
+      pthread_setaffinity_np(threads_.back().native_handle(), sizeof(set), &set);
+    }
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lk(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void ThreadPool::ParallelFor(int n, const std::function<void(int, int)>& fn) {
+  if (n <= 0) return;
+  std::unique_lock lk(mu_);
+  fn_ = &fn;
+  n_ = n;
+  failed_index_ = -1;
+  error_ = nullptr;
+  next_.store(0, std::memory_order_relaxed);
+  cancelled_.store(false, std::memory_order_relaxed);
+  active_ = num_threads();
+  ++generation_;
+  work_cv_.notify_all();
+  done_cv_.wait(lk, [&] { return active_ == 0; });
+  fn_ = nullptr;
+  if (error_) {
+    auto e = error_;
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+void ThreadPool::WorkerMain(int id) {
+  uint64_t seen = 0;
+  std::unique_lock lk(mu_);
+  for (;;) {
+    work_cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
+    if (stop_) return;
+    seen = generation_;
+    const auto* fn = fn_;
+    const int n = n_;
+    // Claim indices in chunks (about 8 per thread) to keep the shared counter off the hot path,
+    // while still balancing uneven samples.
+    const int chunk = std::max(1, n / (8 * num_threads()));
+    lk.unlock();
+    for (;;) {
+      if (cancelled_.load(std::memory_order_relaxed)) break;
+      const int begin = next_.fetch_add(chunk, std::memory_order_relaxed);
+      if (begin >= n) break;
+      const int end = std::min(n, begin + chunk);
+      for (int i = begin; i < end; ++i) {
+        try {
+          (*fn)(i, id);
+        } catch (...) {
+          cancelled_.store(true, std::memory_order_relaxed);
+          std::lock_guard g(mu_);
+          if (failed_index_ < 0 || i < failed_index_) {
+            failed_index_ = i;
+            error_ = std::current_exception();
+          }
+          break;
+        }
+      }
+    }
+    lk.lock();
+    if (--active_ == 0) done_cv_.notify_one();
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,10 @@
+// Registration of this family's operators; each operator file adds its schema here.
+#include "operators/registry.h"
+
+namespace sluice {
+
+void RegisterArithmeticOperators(OperatorRegistry& r) {
+  (void)r;
+}
+
+}  // namespace sluice

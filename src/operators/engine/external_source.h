@@ -1,0 +1,29 @@
+// external_source: batches fed from outside the graph (Python arrays, application data).
+#pragma once
+#include <deque>
+#include <mutex>
+
+#include <sluice/pipeline.h>
+
+#include "operators/operator.h"
+
+namespace sluice {
+
+// Thread-safety: Feed is called by the application thread while the executor thread runs Setup;
+// the queue is guarded by mu_. Each Setup consumes the oldest fed batch.
+class ExternalSource : public Operator {
+ public:
+  explicit ExternalSource(const OpSpec& spec);
+  // Copies the samples into a queued batch (the caller's memory may be reused right after).
+  void Feed(const std::vector<Pipeline::ExternalSample>& samples, const std::string& layout, const MemoryConfig& cfg);
+  std::vector<OutputDesc> Setup(Workspace& ws) override;
+  void Run(Workspace& ws) override {}
+  int queued() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::deque<TensorList> queue_;
+  std::deque<TensorList> spare_;  // recycled batches, so steady-state feeding does not allocate
+};
+
+}  // namespace sluice

@@ -1,0 +1,142 @@
+// random.coin_flip, random.uniform, random.normal: per-sample random values drawn from each
+// sample's own stream, so results are identical for any num_threads.
+#include "operators/operator.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+// Shared shape/dtype handling; Draw(rng, sample) returns one value as double.
+class RandomOp : public Operator {
+ public:
+  RandomOp(const OpSpec& s, DType default_dtype) : Operator(s) {
+    dtype_ = HasArg("dtype") ? Arg<DType>("dtype") : default_dtype;
+    if (HasArg("shape")) shape_ = Arg<std::vector<int64_t>>("shape");
+    for (int64_t d : shape_)
+      if (d < 0) ThrowArgError("shape", "extents must be non-negative");
+  }
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    Prepare(ws);
+    OutputDesc d;
+    d.shapes.assign(static_cast<size_t>(ws.batch_size()), TensorShape(shape_));
+    d.dtype = dtype_;
+    d.contiguous = true;
+    return {d};
+  }
+  void Run(Workspace& ws) override {
+    // Cheap per sample: no need for the thread pool.
+    TensorList& out = ws.Output(0);
+    for (int i = 0; i < out.num_samples(); ++i) {
+      RandomGenerator rng = ws.SampleRng(i);
+      const int64_t n = out.shape(i).num_elements();
+      VisitDType(dtype_, [&](auto tag) {
+        using T = decltype(tag);
+        T* p = out.mutable_sample<T>(i);
+        for (int64_t e = 0; e < n; ++e) {
+          const double v = Draw(rng, i);
+          if constexpr (std::is_same_v<T, float16>) p[e] = float16(static_cast<float>(v));
+          else p[e] = static_cast<T>(v);
+        }
+      });
+    }
+  }
+
+ protected:
+  virtual void Prepare(Workspace& ws) {}
+  virtual double Draw(RandomGenerator& rng, int sample) = 0;
+  DType dtype_;
+  std::vector<int64_t> shape_;
+};
+
+class CoinFlip : public RandomOp {
+ public:
+  explicit CoinFlip(const OpSpec& s) : RandomOp(s, DType::kInt32) {}
+  void Prepare(Workspace& ws) override {
+    p_ = PerSampleArg<double>(ws, "probability");
+    for (double p : p_)
+      if (p < 0 || p > 1) ThrowArgError("probability", "must be in [0, 1], got " + std::to_string(p));
+  }
+  double Draw(RandomGenerator& rng, int i) override { return rng.Bernoulli(p_[static_cast<size_t>(i)]) ? 1.0 : 0.0; }
+
+ private:
+  std::vector<double> p_;
+};
+
+class Uniform : public RandomOp {
+ public:
+  explicit Uniform(const OpSpec& s) : RandomOp(s, DType::kFloat32) {
+    if (HasArg("values")) {
+      values_ = Arg<std::vector<double>>("values");
+      if (values_.empty()) ThrowArgError("values", "must not be empty");
+    }
+  }
+  void Prepare(Workspace& ws) override {
+    range_ = PerSampleListArg<double>(ws, "range");
+    for (const auto& r : range_)
+      if (r.size() != 2 || !(r[0] <= r[1])) ThrowArgError("range", "expected [lo, hi] with lo <= hi");
+  }
+  double Draw(RandomGenerator& rng, int i) override {
+    if (!values_.empty()) return values_[static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(values_.size()) - 1))];
+    const auto& r = range_[static_cast<size_t>(i)];
+    return rng.Uniform(r[0], r[1]);
+  }
+
+ private:
+  std::vector<double> values_;
+  std::vector<std::vector<double>> range_;
+};
+
+class Normal : public RandomOp {
+ public:
+  explicit Normal(const OpSpec& s) : RandomOp(s, DType::kFloat32) {}
+  void Prepare(Workspace& ws) override {
+    mean_ = PerSampleArg<double>(ws, "mean");
+    stddev_ = PerSampleArg<double>(ws, "stddev");
+  }
+  double Draw(RandomGenerator& rng, int i) override {
+    return mean_[static_cast<size_t>(i)] + stddev_[static_cast<size_t>(i)] * rng.Normal();
+  }
+
+ private:
+  std::vector<double> mean_, stddev_;
+};
+
+template <typename Op>
+OperatorFactory Make() {
+  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
+}
+
+OpSchema& CommonRandomArgs(OpSchema& s, const char* default_dtype) {
+  return s.Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "Shape of each sample; empty: a scalar.")
+      .Arg("dtype", ArgType::kDType, std::string(default_dtype), "Output type.")
+      .Random();
+}
+
+}  // namespace
+
+void RegisterRandomOperators(OperatorRegistry& r) {
+  OpSchema coin("random.coin_flip");
+  coin.Doc("Random 0/1 values (Bernoulli), e.g. for mirror=fn.random.coin_flip().")
+      .Output("values", "1 with probability `probability`, else 0.")
+      .Arg("probability", ArgType::kFloat, 0.5, "Probability of a 1.", true)
+      .Factory("cpu", Make<CoinFlip>());
+  r.Register(std::move(CommonRandomArgs(coin, "int32")));
+
+  OpSchema uni("random.uniform");
+  uni.Doc("Uniformly distributed random values in `range`, or drawn from the discrete set `values`.")
+      .Output("values", "The random values.")
+      .Arg("range", ArgType::kFloatList, std::vector<double>{-1.0, 1.0}, "[lo, hi) of the distribution.", true)
+      .Arg("values", ArgType::kFloatList, std::vector<double>{}, "Discrete values to draw from (overrides range).")
+      .Factory("cpu", Make<Uniform>());
+  r.Register(std::move(CommonRandomArgs(uni, "float32")));
+
+  OpSchema normal("random.normal");
+  normal.Doc("Normally distributed random values.")
+      .Output("values", "The random values.")
+      .Arg("mean", ArgType::kFloat, 0.0, "Mean.", true)
+      .Arg("stddev", ArgType::kFloat, 1.0, "Standard deviation.", true)
+      .Factory("cpu", Make<Normal>());
+  r.Register(std::move(CommonRandomArgs(normal, "float32")));
+}
+
+}  // namespace sluice

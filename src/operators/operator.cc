@@ -1,0 +1,65 @@
+#include "operators/operator.h"
+
+#include <algorithm>
+
+#include "operators/registry.h"
+
+namespace sluice {
+
+Operator::Operator(const OpSpec& spec) : spec_(spec), schema_(OperatorRegistry::Get().Find(spec.op)) {}
+
+const Value* Operator::FindArgValue(const std::string& name) const {
+  auto it = spec_.args.find(name);
+  if (it != spec_.args.end()) return &it->second;
+  if (schema_) {
+    if (const ArgSchema* a = schema_->FindArg(name); a && a->default_value) return &*a->default_value;
+  }
+  return nullptr;
+}
+
+namespace {
+Error::Context SampleContext(Workspace& ws, int i) {
+  Error::Context c;
+  c.sample = i;
+  if (ws.num_outputs() > 0 && i < ws.Output(0).num_samples()) c.source = ws.Output(0).source(i).ToString();
+  if (c.source.empty() && ws.num_inputs() > 0 && i < ws.Input(0).num_samples())
+    c.source = ws.Input(0).source(i).ToString();
+  return c;
+}
+}  // namespace
+
+void Operator::Run(Workspace& ws) {
+  ForEachSample(ws, [&](int i, int t) { RunSample(ws, i, t); });
+}
+
+void Operator::RunSample(Workspace&, int, int) {
+  Error::Context c;
+  c.op = spec_.name;
+  throw Error("operator implements neither Run nor RunSample", c);
+}
+
+void Operator::ForEachSample(Workspace& ws, const std::function<void(int, int)>& fn) {
+  ws.pool().ParallelFor(ws.batch_size(), [&](int i, int t) {
+    if (ws.cancelled()) throw Error("cancelled: the pipeline is shutting down");
+    try {
+      fn(i, t);
+    } catch (const Error& e) {
+      throw e.WithContext(SampleContext(ws, i));
+    } catch (const std::exception& e) {
+      throw Error(e.what(), SampleContext(ws, i));
+    }
+  });
+}
+
+bool Operator::HasArg(const std::string& name) const {
+  return IsArgInput(name) || spec_.args.count(name) > 0;
+}
+
+void Operator::ThrowArgError(const std::string& arg, const std::string& msg) const {
+  Error::Context c;
+  c.op = spec_.name;
+  c.argument = arg;
+  throw Error(msg, c);
+}
+
+}  // namespace sluice

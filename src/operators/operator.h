@@ -1,0 +1,77 @@
+// The operator base class. An operator is argument plumbing over kernels: Setup computes the
+// outputs' shapes and types for the whole batch (the executor then allocates), Run fills them.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sluice/dtype.h>
+#include <sluice/error.h>
+#include <sluice/reader_meta.h>
+#include <sluice/tensor_shape.h>
+
+#include "operators/op_spec.h"
+#include "operators/schema.h"
+#include "operators/workspace.h"
+
+namespace sluice {
+
+struct OutputDesc {
+  std::vector<TensorShape> shapes;  // one per sample
+  DType dtype = DType::kUInt8;
+  std::string layout;
+  bool contiguous = false;  // one buffer for the batch (cheap hand-off of dense batches)
+};
+
+class Operator {
+ public:
+  // `spec` has been validated against the schema: arguments the user gave are coerced to the
+  // schema's types; the others take the schema's defaults through Arg().
+  explicit Operator(const OpSpec& spec);
+  virtual ~Operator() = default;
+
+  // Returns one descriptor per output, or an empty vector if Setup resized the outputs itself
+  // (readers that hand over buffers). Called once per batch before Run.
+  virtual std::vector<OutputDesc> Setup(Workspace& ws) = 0;
+  // Fills the outputs. The default runs RunSample for every sample on the thread pool.
+  virtual void Run(Workspace& ws);
+  virtual void RunSample(Workspace& ws, int sample, int thread);
+
+  // Readers report their metadata; other operators return nullopt.
+  virtual std::optional<ReaderMeta> reader_meta() const { return std::nullopt; }
+  // Called by Pipeline::Reset between epochs (readers may rewind state they keep).
+  virtual void Reset() {}
+
+  const OpSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+
+ protected:
+  // Runs fn(sample, thread) for every sample in parallel; an exception from a sample is rethrown
+  // as sluice::Error naming the sample and its source (taken from output 0, else input 0).
+  void ForEachSample(Workspace& ws, const std::function<void(int, int)>& fn);
+
+  // A constant argument converted to T (bool, int, int64_t, float, double, std::string, DType,
+  // std::vector<int64_t|int|float|double|std::string>). Throws naming the argument if it was given
+  // per sample (use PerSampleArg) or has the wrong type.
+  template <typename T> T Arg(const std::string& name) const;
+  // True if the user gave the argument (as a constant or per sample) rather than taking the default.
+  bool HasArg(const std::string& name) const;
+  bool IsArgInput(const std::string& name) const { return spec_.arg_inputs.count(name) > 0; }
+  // One value per sample: from the argument input (each sample a scalar) or the constant repeated.
+  template <typename T> std::vector<T> PerSampleArg(const Workspace& ws, const std::string& name) const;
+  // One list per sample: from the argument input (each sample a 1-D tensor) or the constant repeated.
+  template <typename T> std::vector<std::vector<T>> PerSampleListArg(const Workspace& ws, const std::string& name) const;
+
+  [[noreturn]] void ThrowArgError(const std::string& arg, const std::string& msg) const;
+
+  // The given value or the schema default; nullptr if neither exists.
+  const Value* FindArgValue(const std::string& name) const;
+
+  OpSpec spec_;
+  const OpSchema* schema_ = nullptr;
+};
+
+}  // namespace sluice
+
+#include "operators/operator_args.inl"

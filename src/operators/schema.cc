@@ -1,0 +1,206 @@
+#include "operators/schema.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <sluice/error.h>
+
+namespace sluice {
+
+const char* ToString(ArgType t) {
+  switch (t) {
+    case ArgType::kBool: return "bool";
+    case ArgType::kInt: return "int";
+    case ArgType::kFloat: return "float";
+    case ArgType::kString: return "str";
+    case ArgType::kIntList: return "list of int";
+    case ArgType::kFloatList: return "list of float";
+    case ArgType::kStringList: return "list of str";
+    case ArgType::kDType: return "dtype";
+  }
+  return "?";
+}
+
+std::string ValueToString(const Value& v) {
+  std::ostringstream os;
+  std::visit([&](const auto& x) {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, bool>) os << (x ? "True" : "False");
+    else if constexpr (std::is_same_v<T, std::string>) os << "'" << x << "'";
+    else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) os << x;
+    else {
+      os << "[";
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (i) os << ", ";
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) os << "'" << x[i] << "'";
+        else os << x[i];
+      }
+      os << "]";
+    }
+  }, v);
+  return os.str();
+}
+
+OpSchema::OpSchema(std::string name) : name_(std::move(name)) {
+  // Arguments every operator accepts (DALI's common arguments).
+  Arg("seed", ArgType::kInt, int64_t{-1}, "Random seed; -1 derives one from the pipeline seed.");
+  Arg("bytes_per_sample_hint", ArgType::kIntList, std::vector<int64_t>{0},
+      "Output size hint, in bytes per sample: one value, or one per output. Preallocates buffers.");
+  Arg("preserve", ArgType::kBool, false, "Keep the operator even if its outputs are unused.");
+}
+
+OpSchema& OpSchema::Doc(std::string doc) { doc_ = std::move(doc); return *this; }
+OpSchema& OpSchema::Input(std::string name, std::string doc, std::vector<DType> dtypes) {
+  inputs_.push_back({std::move(name), std::move(doc), std::move(dtypes)});
+  return *this;
+}
+OpSchema& OpSchema::OptionalInputs(int count) { optional_inputs_ = count; return *this; }
+OpSchema& OpSchema::Output(std::string name, std::string doc) {
+  outputs_.emplace_back(std::move(name), std::move(doc));
+  return *this;
+}
+OpSchema& OpSchema::NumOutputsFn(std::function<int(const OpSpec&)> fn) { num_outputs_fn_ = std::move(fn); return *this; }
+OpSchema& OpSchema::Arg(std::string name, ArgType type, std::optional<Value> default_value, std::string doc,
+                        bool per_sample) {
+  auto it = std::find_if(args_.begin(), args_.end(), [&](const ArgSchema& a) { return a.name == name; });
+  ArgSchema a{name, type, default_value ? std::optional<Value>(CoerceValue(*default_value, type)) : std::nullopt,
+              std::move(doc), per_sample};
+  if (it != args_.end()) *it = std::move(a); else args_.push_back(std::move(a));
+  return *this;
+}
+OpSchema& OpSchema::Backends(std::vector<std::string> devices) { backends_ = std::move(devices); return *this; }
+OpSchema& OpSchema::Random() { random_ = true; return *this; }
+OpSchema& OpSchema::Reader() { reader_ = true; return *this; }
+OpSchema& OpSchema::Exclusive(std::vector<std::string> names) { exclusive_.push_back(std::move(names)); return *this; }
+OpSchema& OpSchema::Factory(std::string device, OperatorFactory f) {
+  factories_[std::move(device)] = std::move(f);
+  return *this;
+}
+
+int OpSchema::NumOutputs(const OpSpec& spec) const {
+  if (num_outputs_fn_) return num_outputs_fn_(spec);
+  return static_cast<int>(outputs_.size());
+}
+
+const ArgSchema* OpSchema::FindArg(const std::string& name) const {
+  for (const auto& a : args_)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+bool OpSchema::SupportsDevice(const std::string& device) const {
+  return std::find(backends_.begin(), backends_.end(), device) != backends_.end();
+}
+
+const OperatorFactory* OpSchema::FindFactory(const std::string& device) const {
+  auto it = factories_.find(device);
+  return it == factories_.end() ? nullptr : &it->second;
+}
+
+std::string OpSchema::FullDoc() const {
+  std::ostringstream os;
+  os << doc_ << "\n";
+  os << "\nSupported backends: ";
+  for (size_t i = 0; i < backends_.size(); ++i) os << (i ? ", " : "") << backends_[i];
+  os << "\n";
+  if (!inputs_.empty()) {
+    os << "\nInputs:\n";
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const auto& in = inputs_[i];
+      os << "  " << in.name << (static_cast<int>(i) >= min_inputs() ? " (optional)" : "") << ": " << in.doc << "\n";
+    }
+  }
+  if (!outputs_.empty()) {
+    os << "\nOutputs:\n";
+    for (const auto& [n, d] : outputs_) os << "  " << n << ": " << d << "\n";
+  }
+  os << "\nArguments:\n";
+  for (const auto& a : args_) {
+    os << "  " << a.name << " (" << ToString(a.type) << (a.per_sample ? " or per-sample tensor" : "") << ", "
+       << (a.default_value ? "default " + ValueToString(*a.default_value) : std::string("required")) << "): "
+       << a.doc << "\n";
+  }
+  return os.str();
+}
+
+namespace {
+[[noreturn]] void Mismatch(const Value& v, ArgType t) {
+  throw Error(std::string("expected ") + ToString(t) + ", got " + ValueToString(v));
+}
+}  // namespace
+
+Value CoerceValue(const Value& v, ArgType t) {
+  switch (t) {
+    case ArgType::kBool:
+      if (std::holds_alternative<bool>(v)) return v;
+      if (auto* i = std::get_if<int64_t>(&v); i && (*i == 0 || *i == 1)) return *i != 0;
+      Mismatch(v, t);
+    case ArgType::kInt:
+      if (std::holds_alternative<int64_t>(v)) return v;
+      if (auto* b = std::get_if<bool>(&v)) return int64_t{*b};
+      if (auto* d = std::get_if<double>(&v); d && *d == static_cast<double>(static_cast<int64_t>(*d)))
+        return static_cast<int64_t>(*d);
+      Mismatch(v, t);
+    case ArgType::kFloat:
+      if (std::holds_alternative<double>(v)) return v;
+      if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+      Mismatch(v, t);
+    case ArgType::kString:
+      if (std::holds_alternative<std::string>(v)) return v;
+      Mismatch(v, t);
+    case ArgType::kDType:
+      if (auto* s = std::get_if<std::string>(&v)) {
+        if (auto d = ParseDType(*s)) return std::string(ToString(*d));
+        throw Error("unknown dtype '" + *s + "'");
+      }
+      Mismatch(v, t);
+    case ArgType::kIntList:
+      if (std::holds_alternative<std::vector<int64_t>>(v)) return v;
+      if (auto* i = std::get_if<int64_t>(&v)) return std::vector<int64_t>{*i};
+      if (auto* l = std::get_if<std::vector<double>>(&v)) {
+        std::vector<int64_t> out;
+        for (double d : *l) {
+          if (d != static_cast<double>(static_cast<int64_t>(d))) Mismatch(v, t);
+          out.push_back(static_cast<int64_t>(d));
+        }
+        return out;
+      }
+      Mismatch(v, t);
+    case ArgType::kFloatList:
+      if (std::holds_alternative<std::vector<double>>(v)) return v;
+      if (auto* d = std::get_if<double>(&v)) return std::vector<double>{*d};
+      if (auto* i = std::get_if<int64_t>(&v)) return std::vector<double>{static_cast<double>(*i)};
+      if (auto* l = std::get_if<std::vector<int64_t>>(&v)) return std::vector<double>(l->begin(), l->end());
+      Mismatch(v, t);
+    case ArgType::kStringList:
+      if (std::holds_alternative<std::vector<std::string>>(v)) return v;
+      if (auto* s = std::get_if<std::string>(&v)) return std::vector<std::string>{*s};
+      Mismatch(v, t);
+  }
+  Mismatch(v, t);
+}
+
+int EditDistance(const std::string& a, const std::string& b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string Suggest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  int best_d = 1 << 30;
+  for (const auto& c : candidates) {
+    int d = EditDistance(word, c);
+    if (d < best_d) { best_d = d; best = c; }
+  }
+  const int limit = std::max<int>(2, static_cast<int>(word.size()) / 3);
+  return best_d <= limit ? best : "";
+}
+
+}  // namespace sluice

@@ -1,0 +1,56 @@
+// What an operator sees during one batch: its inputs, outputs, argument inputs, threads and RNG.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <sluice/memory_config.h>
+
+#include "core/random.h"
+#include "core/tensor_list.h"
+#include "core/thread_pool.h"
+
+namespace sluice {
+
+// Filled by the executor for each operator invocation. Pointers are owned by the executor and
+// valid for the duration of Setup+Run.
+class Workspace {
+ public:
+  int batch_size() const { return batch_size_; }
+  int64_t iteration() const { return iteration_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const TensorList& Input(int i) const { return *inputs_[static_cast<size_t>(i)]; }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  TensorList& Output(int i) { return *outputs_[static_cast<size_t>(i)]; }
+  // The tensor given for a per-sample argument, or nullptr if the argument is constant.
+  const TensorList* ArgInput(const std::string& name) const {
+    auto it = arg_inputs_.find(name);
+    return it == arg_inputs_.end() ? nullptr : it->second;
+  }
+  ThreadPool& pool() const { return *pool_; }
+  const MemoryConfig& memory() const { return *memory_; }
+  uint64_t op_seed() const { return op_seed_; }
+  // An independent random stream for (this operator, this iteration, sample): the same whatever
+  // thread runs the sample.
+  RandomGenerator SampleRng(int sample) const {
+    return RandomGenerator(DeriveSeed(op_seed_, static_cast<uint64_t>(iteration_), static_cast<uint64_t>(sample)));
+  }
+
+  // True once the pipeline is being destroyed; long-running operators should check it.
+  bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
+
+  // Executor side.
+  int batch_size_ = 0;
+  int64_t iteration_ = 0;
+  uint64_t op_seed_ = 0;
+  std::vector<const TensorList*> inputs_;
+  std::vector<TensorList*> outputs_;
+  std::map<std::string, const TensorList*> arg_inputs_;
+  ThreadPool* pool_ = nullptr;
+  const MemoryConfig* memory_ = nullptr;
+  const std::atomic<bool>* cancel_ = nullptr;
+};
+
+}  // namespace sluice

@@ -1,0 +1,326 @@
+#include "pipeline/executor.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <sluice/error.h>
+
+namespace sluice {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::vector<int64_t> SizeHints(const OpSpec& spec) {
+  auto it = spec.args.find("bytes_per_sample_hint");
+  if (it == spec.args.end()) return {};
+  return std::get<std::vector<int64_t>>(it->second);
+}
+
+}  // namespace
+
+Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), graph_(std::move(graph)) {
+  cfg_.memory.Validate();
+  if (cfg_.batch_size < 1) throw Error("batch_size must be at least 1, got " + std::to_string(cfg_.batch_size));
+  if (cfg_.cpu_queue_depth < 1 || cfg_.gpu_queue_depth < 1)
+    throw Error("prefetch_queue_depth must be at least 1");
+  const auto& nodes = graph_.nodes();
+  for (const auto& node : nodes) {
+    const auto hints = SizeHints(node.spec);
+    if (hints.size() > 1 && hints.size() != node.spec.outputs.size()) {
+      Error::Context c;
+      c.op = node.spec.name;
+      c.argument = "bytes_per_sample_hint";
+      throw Error("expected one value or one per output (" + std::to_string(node.spec.outputs.size()) + "), got " +
+                      std::to_string(hints.size()),
+                  c);
+    }
+    const OperatorFactory* f = node.schema->FindFactory(node.spec.device);
+    if (!f) {
+      Error::Context c;
+      c.op = node.spec.name;
+      throw Error("operator '" + node.spec.op + "' has no implementation for device '" + node.spec.device + "'", c);
+    }
+    try {
+      ops_.push_back((*f)(node.spec));
+    } catch (const Error& e) {
+      Error::Context c;
+      c.op = node.spec.name;
+      throw e.WithContext(c);
+    }
+    auto seed_it = node.spec.args.find("seed");
+    int64_t own = seed_it == node.spec.args.end() ? -1 : std::get<int64_t>(seed_it->second);
+    op_seeds_.push_back(own >= 0 ? static_cast<uint64_t>(own)
+                                 : DeriveSeed(cfg_.seed, static_cast<uint64_t>(node.insertion_index)));
+  }
+  pool_ = std::make_unique<ThreadPool>(cfg_.num_threads, cfg_.set_affinity);
+
+  // The ring of output slots. One slot without pipelining; the GPU stage would own a second ring
+  // of gpu_queue_depth slots once it exists, fed from this one.
+  const int depth = cfg_.pipelined ? cfg_.cpu_queue_depth : 1;
+  slots_.resize(static_cast<size_t>(depth));
+  for (int s = 0; s < depth; ++s) {
+    Outputs& outs = slots_[static_cast<size_t>(s)];
+    outs.resize(nodes.size());
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const StorageKind kind = nodes[n].stage == Stage::kCpu ? StorageKind::kHost : StorageKind::kDevice;
+      const auto hints = SizeHints(nodes[n].spec);
+      for (size_t o = 0; o < nodes[n].spec.outputs.size(); ++o) {
+        auto tl = std::make_shared<TensorList>(kind);
+        size_t hint = cfg_.bytes_per_sample;
+        if (!hints.empty()) {
+          const int64_t h = o < hints.size() ? hints[o] : hints[0];
+          if (h > 0) hint = static_cast<size_t>(h);
+        }
+        if (hint) tl->Reserve(cfg_.batch_size, hint, cfg_.memory, false);
+        outs[n].push_back(std::move(tl));
+      }
+    }
+    free_.push_back(s);
+  }
+  node_stats_.resize(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) RecordMemory(static_cast<int>(n), slots_[0]);
+  if (cfg_.async) producer_ = std::thread([this] { ProducerMain(); });
+}
+
+Executor::~Executor() {
+  {
+    std::lock_guard lk(mu_);
+    stop_.store(true);
+  }
+  producer_cv_.notify_all();
+  consumer_cv_.notify_all();
+  if (producer_.joinable()) producer_.join();
+  ops_.clear();  // readers join their loader threads here, before the pool goes away
+}
+
+void Executor::Schedule() {
+  {
+    std::lock_guard lk(mu_);
+    if (error_) std::rethrow_exception(error_);
+    ++scheduled_;
+  }
+  producer_cv_.notify_one();
+}
+
+int Executor::held() const {
+  std::lock_guard lk(mu_);
+  return static_cast<int>(held_.size());
+}
+
+void Executor::ProducerMain() {
+  std::unique_lock lk(mu_);
+  for (;;) {
+    producer_cv_.wait(lk, [&] { return stop_.load() || (scheduled_ > 0 && !free_.empty() && !error_); });
+    if (stop_.load()) return;
+    const int slot = free_.front();
+    free_.pop_front();
+    --scheduled_;
+    producing_ = true;
+    const int64_t iteration = next_iteration_++;
+    lk.unlock();
+    std::exception_ptr err;
+    try {
+      RunIteration(slot, iteration);
+    } catch (...) {
+      err = std::current_exception();
+    }
+    lk.lock();
+    producing_ = false;
+    if (stop_.load()) return;
+    if (err && !error_) error_ = err;
+    ready_.push_back({slot, err});
+    consumer_cv_.notify_all();
+  }
+}
+
+void Executor::ProduceInline(std::unique_lock<std::mutex>& lk) {
+  const int slot = free_.front();
+  free_.pop_front();
+  --scheduled_;
+  const int64_t iteration = next_iteration_++;
+  producing_ = true;
+  lk.unlock();
+  std::exception_ptr err;
+  try {
+    RunIteration(slot, iteration);
+  } catch (...) {
+    err = std::current_exception();
+  }
+  lk.lock();
+  producing_ = false;
+  if (err && !error_) error_ = err;
+  ready_.push_back({slot, err});
+}
+
+std::vector<Batch> Executor::TakeNext() {
+  const auto t0 = Clock::now();
+  std::unique_lock lk(mu_);
+  if (error_ && ready_.empty()) std::rethrow_exception(error_);
+  if (ready_.empty() && scheduled_ == 0 && !producing_)
+    throw Error("no batch is scheduled: call schedule_run() before share_outputs()/outputs()");
+  if (static_cast<int>(held_.size()) >= queue_depth())
+    throw Error("all " + std::to_string(queue_depth()) +
+                " output buffers are held by the caller: call release_outputs() before taking more outputs");
+  if (!cfg_.async) {
+    while (ready_.empty() && scheduled_ > 0 && !free_.empty() && !error_) ProduceInline(lk);
+  } else {
+    consumer_cv_.wait(lk, [&] { return stop_.load() || !ready_.empty(); });
+  }
+  if (ready_.empty()) {
+    if (error_) std::rethrow_exception(error_);
+    throw Error("the pipeline is shutting down");
+  }
+  Ready r = ready_.front();
+  const int occupancy = static_cast<int>(ready_.size());
+  ready_.pop_front();
+  if (r.error) {
+    free_.push_back(r.slot);
+    std::rethrow_exception(r.error);
+  }
+  held_.push_back(r.slot);
+  std::vector<Batch> out;
+  const Outputs& outs = slots_[static_cast<size_t>(r.slot)];
+  for (const EdgeRef& e : graph_.outputs())
+    out.emplace_back(outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)]);
+  lk.unlock();
+  std::lock_guard sl(stats_mu_);
+  ++occupancy_samples_;
+  occupancy_sum_ += occupancy;
+  occupancy_max_ = std::max(occupancy_max_, occupancy);
+  consumer_wait_ms_ += MsSince(t0);
+  return out;
+}
+
+void Executor::Release() {
+  {
+    std::lock_guard lk(mu_);
+    if (held_.empty()) return;
+    free_.push_back(held_.front());
+    held_.pop_front();
+  }
+  producer_cv_.notify_one();
+}
+
+void Executor::RunIteration(int slot, int64_t iteration) {
+  for (size_t n = 0; n < ops_.size(); ++n) {
+    if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
+    RunNode(static_cast<int>(n), slot, iteration);
+  }
+  std::lock_guard sl(stats_mu_);
+  ++batches_produced_;
+}
+
+void Executor::RunNode(int n, int slot, int64_t iteration) {
+  const GraphNode& node = graph_.nodes()[static_cast<size_t>(n)];
+  Outputs& outs = slots_[static_cast<size_t>(slot)];
+  Operator& op = *ops_[static_cast<size_t>(n)];
+  const auto t0 = Clock::now();
+
+  Workspace ws;
+  ws.iteration_ = iteration;
+  ws.op_seed_ = op_seeds_[static_cast<size_t>(n)];
+  ws.pool_ = pool_.get();
+  ws.memory_ = &cfg_.memory;
+  ws.cancel_ = &stop_;
+  for (const EdgeRef& e : node.inputs) ws.inputs_.push_back(outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get());
+  for (const auto& [arg, e] : node.arg_inputs)
+    ws.arg_inputs_[arg] = outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get();
+  ws.batch_size_ = ws.inputs_.empty() ? cfg_.batch_size : ws.inputs_[0]->num_samples();
+  for (auto& tl : outs[static_cast<size_t>(n)]) {
+    // A caller still holds a view of this buffer (a Batch outlives its release): leave it to them
+    // and write into a fresh one.
+    if (tl.use_count() > 1) tl = std::make_shared<TensorList>(tl->kind());
+    ws.outputs_.push_back(tl.get());
+  }
+
+  try {
+    std::vector<OutputDesc> descs = op.Setup(ws);
+    if (!descs.empty()) {
+      if (descs.size() != ws.outputs_.size())
+        throw Error("Setup returned " + std::to_string(descs.size()) + " output descriptions for " +
+                    std::to_string(ws.outputs_.size()) + " outputs");
+      for (size_t o = 0; o < descs.size(); ++o) {
+        TensorList& tl = *ws.outputs_[o];
+        tl.Resize(descs[o].shapes, descs[o].dtype, cfg_.memory, descs[o].contiguous);
+        tl.set_layout(descs[o].layout);
+        if (!ws.inputs_.empty() && ws.inputs_[0]->num_samples() == tl.num_samples()) {
+          for (int i = 0; i < tl.num_samples(); ++i) tl.source(i) = ws.inputs_[0]->source(i);
+        }
+      }
+    }
+    op.Run(ws);
+  } catch (const Error& e) {
+    Error::Context c;
+    c.op = node.spec.name;
+    c.iteration = iteration;
+    throw e.WithContext(c);
+  } catch (const std::exception& e) {
+    Error::Context c;
+    c.op = node.spec.name;
+    c.iteration = iteration;
+    throw Error(e.what(), c);
+  }
+
+  const double ms = MsSince(t0);
+  {
+    std::lock_guard sl(stats_mu_);
+    NodeStats& st = node_stats_[static_cast<size_t>(n)];
+    ++st.batches;
+    st.total_ms += ms;
+    st.last_ms = ms;
+  }
+  if (cfg_.enable_memory_stats) RecordMemory(n, outs);
+}
+
+void Executor::RecordMemory(int n, const Outputs& outs) {
+  std::lock_guard sl(stats_mu_);
+  NodeStats& st = node_stats_[static_cast<size_t>(n)];
+  const auto& lists = outs[static_cast<size_t>(n)];
+  st.real.assign(lists.size(), 0);
+  st.max_real.assign(lists.size(), 0);
+  st.reserved.assign(lists.size(), 0);
+  st.max_reserved.assign(lists.size(), 0);
+  st.fallback = false;
+  for (size_t o = 0; o < lists.size(); ++o) {
+    st.real[o] = lists[o]->used_bytes();
+    st.max_real[o] = lists[o]->max_sample_used_bytes();
+    st.reserved[o] = lists[o]->reserved_bytes();
+    st.max_reserved[o] = lists[o]->max_sample_reserved_bytes();
+    st.fallback = st.fallback || lists[o]->uses_fallback_memory();
+  }
+}
+
+ExecutorStatistics Executor::Statistics() const {
+  ExecutorStatistics s;
+  std::lock_guard sl(stats_mu_);
+  const auto& nodes = graph_.nodes();
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const NodeStats& st = node_stats_[n];
+    OperatorStatistics o;
+    o.name = nodes[n].spec.name;
+    o.op = nodes[n].spec.op;
+    o.device = nodes[n].spec.device;
+    if (cfg_.enable_memory_stats) {
+      o.real_memory_size = st.real;
+      o.max_real_memory_size = st.max_real;
+      o.reserved_memory_size = st.reserved;
+      o.max_reserved_memory_size = st.max_reserved;
+    }
+    o.memory_is_fallback = st.fallback;
+    o.batches = st.batches;
+    o.total_time_ms = st.total_ms;
+    o.last_batch_ms = st.last_ms;
+    s.operators.push_back(std::move(o));
+  }
+  s.mean_queue_occupancy = occupancy_samples_ ? static_cast<double>(occupancy_sum_) / static_cast<double>(occupancy_samples_) : 0.0;
+  s.max_queue_occupancy = occupancy_max_;
+  s.queue_capacity = static_cast<int>(slots_.size());
+  s.batches_produced = batches_produced_;
+  s.consumer_wait_ms = consumer_wait_ms_;
+  return s;
+}
+
+}  // namespace sluice
