@@ -15,6 +15,7 @@
 #include <sluice/error.h>
 #include <sluice/memory_config.h>
 #include <sluice/reader_meta.h>
+#include <sluice/sample_error.h>
 #include <sluice/source_info.h>
 #include <sluice/tensor_shape.h>
 #include <sluice/value.h>
@@ -95,6 +96,7 @@ struct OperatorStatistics {
   std::vector<size_t> reserved_memory_size;
   std::vector<size_t> max_reserved_memory_size;
   bool memory_is_fallback = false;  // pinned memory served from ordinary host memory
+  int64_t replaced_samples = 0;     // samples replaced after an error (on_error="replace")
   // Always collected.
   int64_t batches = 0;
   double total_time_ms = 0;   // Setup + Run, all batches
@@ -170,6 +172,8 @@ class Pipeline {
                  const std::string& layout = "");
 
   ExecutorStatistics GetExecutorStatistics() const;
+  // Samples replaced after errors, oldest first (the last 10,000 per operator are kept).
+  std::vector<SampleErrorRecord> GetErrorLog() const;
   ReaderMeta GetReaderMeta(const std::string& reader_name) const;  // throws for unknown names
   std::map<std::string, ReaderMeta> GetReaderMeta() const;
   int64_t EpochSize(const std::string& reader_name) const;  // padded epoch size, as DALI

@@ -7,6 +7,7 @@
 #include "operators/engine/external_source.h"
 #include "pipeline/executor.h"
 #include "pipeline/graph.h"
+#include "pipeline/scaled_decode.h"
 
 namespace sluice {
 
@@ -92,7 +93,9 @@ void Pipeline::Build() {
       throw Error("operator runs on device '" + s.device + "' but the pipeline has no device_id (CPU only)", c);
     }
   }
-  impl_->executor = std::make_unique<Executor>(cfg, Graph(impl_->specs, impl_->outputs));
+  std::vector<OpSpec> specs = impl_->specs;
+  ApplyScaledDecode(specs, impl_->outputs);
+  impl_->executor = std::make_unique<Executor>(cfg, Graph(specs, impl_->outputs));
 }
 
 std::vector<Batch> Pipeline::Run() {
@@ -136,6 +139,17 @@ void Pipeline::FeedInput(const std::string& op_name, const std::vector<ExternalS
 ExecutorStatistics Pipeline::GetExecutorStatistics() const {
   if (!impl_->executor) throw Error("the pipeline is not built: call build() first");
   return impl_->executor->Statistics();
+}
+
+std::vector<SampleErrorRecord> Pipeline::GetErrorLog() const {
+  if (!impl_->executor) throw Error("the pipeline is not built: call build() first");
+  std::vector<SampleErrorRecord> out;
+  const int n = static_cast<int>(impl_->executor->graph().nodes().size());
+  for (int i = 0; i < n; ++i) {
+    auto log = impl_->executor->op(i).error_log();
+    out.insert(out.end(), log.begin(), log.end());
+  }
+  return out;
 }
 
 ReaderMeta Pipeline::GetReaderMeta(const std::string& reader_name) const {

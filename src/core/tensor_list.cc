@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <sluice/error.h>
+
 namespace sluice {
 namespace {
 constexpr size_t kSampleAlign = 64;
@@ -32,6 +34,12 @@ void TensorList::Resize(const std::vector<TensorShape>& shapes, DType dtype, con
     sample_bufs_.resize(n);
     for (size_t i = 0; i < n; ++i) sample_bufs_[i].Resize(sample_bytes(static_cast<int>(i)), cfg);
   }
+}
+
+void TensorList::ResizeSample(int i, const TensorShape& shape, const MemoryConfig& cfg) {
+  if (contiguous_) throw Error("cannot resize one sample of a contiguous batch");
+  shapes_[static_cast<size_t>(i)] = shape;
+  sample_bufs_[static_cast<size_t>(i)].Resize(sample_bytes(i), cfg);
 }
 
 void TensorList::Reserve(int num_samples, size_t bytes_per_sample, const MemoryConfig& cfg, bool contiguous) {

@@ -27,6 +27,9 @@ class TensorList {
   // for samples that remain and cleared for new ones.
   void Resize(const std::vector<TensorShape>& shapes, DType dtype, const MemoryConfig& cfg,
               bool contiguous = false);
+  // Changes one sample's shape after Resize (per-sample storage only), e.g. to replace a sample
+  // that failed to decode with another one. Throws for contiguous storage.
+  void ResizeSample(int i, const TensorShape& shape, const MemoryConfig& cfg);
   // Preallocates `bytes_per_sample` for each of `num_samples` samples (presizing hint).
   void Reserve(int num_samples, size_t bytes_per_sample, const MemoryConfig& cfg, bool contiguous);
 

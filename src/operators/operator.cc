@@ -18,12 +18,13 @@ const Value* Operator::FindArgValue(const std::string& name) const {
 }
 
 namespace {
+// The sample's source: from the input (operators) or, for sources without inputs, the output
+// that the operator has already labelled (readers).
 Error::Context SampleContext(Workspace& ws, int i) {
   Error::Context c;
   c.sample = i;
-  if (ws.num_outputs() > 0 && i < ws.Output(0).num_samples()) c.source = ws.Output(0).source(i).ToString();
-  if (c.source.empty() && ws.num_inputs() > 0 && i < ws.Input(0).num_samples())
-    c.source = ws.Input(0).source(i).ToString();
+  if (ws.num_inputs() > 0 && i < ws.Input(0).num_samples()) c.source = ws.Input(0).source(i).ToString();
+  else if (ws.num_outputs() > 0 && i < ws.Output(0).num_samples()) c.source = ws.Output(0).source(i).ToString();
   return c;
 }
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sluice/dtype.h>
 #include <sluice/error.h>
 #include <sluice/reader_meta.h>
+#include <sluice/sample_error.h>
 #include <sluice/tensor_shape.h>
 
 #include "operators/op_spec.h"
@@ -40,17 +41,16 @@ class Operator {
 
   // Readers report their metadata; other operators return nullopt.
   virtual std::optional<ReaderMeta> reader_meta() const { return std::nullopt; }
+  // Samples this operator replaced after errors (decoders with on_error="replace").
+  virtual std::vector<SampleErrorRecord> error_log() const { return {}; }
+  virtual int64_t replaced_samples() const { return 0; }
   // Called by Pipeline::Reset between epochs (readers may rewind state they keep).
   virtual void Reset() {}
 
   const OpSpec& spec() const { return spec_; }
   const std::string& name() const { return spec_.name; }
 
- protected:
-  // Runs fn(sample, thread) for every sample in parallel; an exception from a sample is rethrown
-  // as sluice::Error naming the sample and its source (taken from output 0, else input 0).
-  void ForEachSample(Workspace& ws, const std::function<void(int, int)>& fn);
-
+  // Argument accessors (read-only; public so that helpers shared by several operators can use them).
   // A constant argument converted to T (bool, int, int64_t, float, double, std::string, DType,
   // std::vector<int64_t|int|float|double|std::string>). Throws naming the argument if it was given
   // per sample (use PerSampleArg) or has the wrong type.
@@ -64,6 +64,11 @@ class Operator {
   template <typename T> std::vector<std::vector<T>> PerSampleListArg(const Workspace& ws, const std::string& name) const;
 
   [[noreturn]] void ThrowArgError(const std::string& arg, const std::string& msg) const;
+
+ protected:
+  // Runs fn(sample, thread) for every sample in parallel; an exception from a sample is rethrown
+  // as sluice::Error naming the sample and its source (from input 0, else output 0).
+  void ForEachSample(Workspace& ws, const std::function<void(int, int)>& fn);
 
   // The given value or the schema default; nullptr if neither exists.
   const Value* FindArgValue(const std::string& name) const;

@@ -14,6 +14,8 @@ void RegisterReaderOperators(OperatorRegistry& r);
 void RegisterImageOperators(OperatorRegistry& r);
 // Arithmetic on data nodes (src/operators/arithmetic/).
 void RegisterArithmeticOperators(OperatorRegistry& r);
+// GPU and mixed backends of the operators above (src/operators/gpu/; a no-op without CUDA).
+void RegisterGpuBackends(OperatorRegistry& r);
 
 void RegisterAllOperators(OperatorRegistry& r) {
   RegisterEngineOperators(r);
@@ -22,6 +24,7 @@ void RegisterAllOperators(OperatorRegistry& r) {
   RegisterReaderOperators(r);
   RegisterImageOperators(r);
   RegisterArithmeticOperators(r);
+  RegisterGpuBackends(r);
 }
 
 }  // namespace sluice

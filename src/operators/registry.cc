@@ -27,6 +27,11 @@ const OpSchema* OperatorRegistry::Find(const std::string& name) const {
   return it == schemas_.end() ? nullptr : &it->second;
 }
 
+OpSchema* OperatorRegistry::FindMutable(const std::string& name) {
+  auto it = schemas_.find(name);
+  return it == schemas_.end() ? nullptr : &it->second;
+}
+
 const OpSchema& OperatorRegistry::GetSchema(const std::string& name) const {
   if (const OpSchema* s = Find(name)) return *s;
   std::string msg = "unknown operator '" + name + "'";

@@ -17,6 +17,9 @@ class OperatorRegistry {
   OpSchema& Register(OpSchema schema);
   // nullptr when unknown.
   const OpSchema* Find(const std::string& name) const;
+  // For backends registered after the schema (the CUDA backend attaches "gpu"/"mixed" factories
+  // to schemas the CPU operators declared). Only during RegisterAllOperators.
+  OpSchema* FindMutable(const std::string& name);
   // Throws sluice::Error "unknown operator 'x' (did you mean 'y'?)".
   const OpSchema& GetSchema(const std::string& name) const;
   std::vector<std::string> Names() const;

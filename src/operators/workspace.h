@@ -12,6 +12,10 @@
 #include "core/tensor_list.h"
 #include "core/thread_pool.h"
 
+// CUDA's stream handle type is `CUstream_st*` (cudaStream_t); declared here so that CPU code needs
+// no CUDA headers.
+struct CUstream_st;
+
 namespace sluice {
 
 // Filled by the executor for each operator invocation. Pointers are owned by the executor and
@@ -38,6 +42,14 @@ class Workspace {
     return RandomGenerator(DeriveSeed(op_seed_, static_cast<uint64_t>(iteration_), static_cast<uint64_t>(sample)));
   }
 
+  // The pipeline's CUDA stream (cudaStream_t) for "mixed" and "gpu" operators: they enqueue their
+  // copies and kernels on it and do not synchronize it (the executor records an event after the
+  // batch and waits for it before handing the batch out). nullptr for CPU operators and CPU-only
+  // pipelines.
+  CUstream_st* stream() const { return static_cast<CUstream_st*>(stream_); }
+  // The CUDA device of the pipeline (-1 for CPU-only pipelines).
+  int device_id() const { return device_id_; }
+
   // True once the pipeline is being destroyed; long-running operators should check it.
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
@@ -51,6 +63,8 @@ class Workspace {
   ThreadPool* pool_ = nullptr;
   const MemoryConfig* memory_ = nullptr;
   const std::atomic<bool>* cancel_ = nullptr;
+  void* stream_ = nullptr;
+  int device_id_ = -1;
 };
 
 }  // namespace sluice

@@ -5,6 +5,8 @@
 
 #include <sluice/error.h>
 
+#include "core/cuda/device.h"
+
 namespace sluice {
 namespace {
 
@@ -21,12 +23,32 @@ std::vector<int64_t> SizeHints(const OpSpec& spec) {
 
 }  // namespace
 
+Executor::GpuState::~GpuState() {
+  if (stream) {
+    try {
+      cuda::StreamSynchronize(stream);
+    } catch (...) {  // a failed stream is being torn down anyway
+    }
+  }
+  for (void* e : slot_events) cuda::DestroyEvent(e);
+  cuda::DestroyStream(stream);
+}
+
 Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), graph_(std::move(graph)) {
   cfg_.memory.Validate();
   if (cfg_.batch_size < 1) throw Error("batch_size must be at least 1, got " + std::to_string(cfg_.batch_size));
   if (cfg_.cpu_queue_depth < 1 || cfg_.gpu_queue_depth < 1)
     throw Error("prefetch_queue_depth must be at least 1");
   const auto& nodes = graph_.nodes();
+  // CUDA only for graphs with mixed/gpu operators: selects the device, installs the pinned and
+  // device allocators (first time only) and creates the pipeline's stream, before any operator or
+  // output buffer exists.
+  if (std::any_of(nodes.begin(), nodes.end(), [](const GraphNode& n) { return n.stage != Stage::kCpu; })) {
+    gpu_ = std::make_unique<GpuState>();
+    gpu_->device = cfg_.device_id >= 0 ? cfg_.device_id : 0;
+    cuda::InitDevice(gpu_->device);
+    gpu_->stream = cuda::CreateStream();
+  }
   for (const auto& node : nodes) {
     const auto hints = SizeHints(node.spec);
     if (hints.size() > 1 && hints.size() != node.spec.outputs.size()) {
@@ -79,6 +101,7 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
       }
     }
     free_.push_back(s);
+    if (gpu_) gpu_->slot_events.push_back(cuda::CreateEvent());
   }
   node_stats_.resize(nodes.size());
   for (size_t n = 0; n < nodes.size(); ++n) RecordMemory(static_cast<int>(n), slots_[0]);
@@ -186,6 +209,9 @@ std::vector<Batch> Executor::TakeNext() {
   for (const EdgeRef& e : graph_.outputs())
     out.emplace_back(outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)]);
   lk.unlock();
+  // The GPU work of this batch may still be running: the batch is handed out complete, so that
+  // any consumer (any stream, the host) may read it.
+  if (gpu_) cuda::EventSynchronize(gpu_->slot_events[static_cast<size_t>(r.slot)]);
   std::lock_guard sl(stats_mu_);
   ++occupancy_samples_;
   occupancy_sum_ += occupancy;
@@ -205,10 +231,12 @@ void Executor::Release() {
 }
 
 void Executor::RunIteration(int slot, int64_t iteration) {
+  if (gpu_) cuda::SetDevice(gpu_->device);  // per thread: the producer, or the caller when synchronous
   for (size_t n = 0; n < ops_.size(); ++n) {
     if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
     RunNode(static_cast<int>(n), slot, iteration);
   }
+  if (gpu_) cuda::RecordEvent(gpu_->slot_events[static_cast<size_t>(slot)], gpu_->stream);
   std::lock_guard sl(stats_mu_);
   ++batches_produced_;
 }
@@ -225,6 +253,10 @@ void Executor::RunNode(int n, int slot, int64_t iteration) {
   ws.pool_ = pool_.get();
   ws.memory_ = &cfg_.memory;
   ws.cancel_ = &stop_;
+  if (gpu_) {
+    ws.device_id_ = gpu_->device;
+    if (node.stage != Stage::kCpu) ws.stream_ = gpu_->stream;
+  }
   for (const EdgeRef& e : node.inputs) ws.inputs_.push_back(outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get());
   for (const auto& [arg, e] : node.arg_inputs)
     ws.arg_inputs_[arg] = outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get();
@@ -310,6 +342,7 @@ ExecutorStatistics Executor::Statistics() const {
       o.max_reserved_memory_size = st.max_reserved;
     }
     o.memory_is_fallback = st.fallback;
+    o.replaced_samples = ops_[n]->replaced_samples();
     o.batches = st.batches;
     o.total_time_ms = st.total_ms;
     o.last_batch_ms = st.last_ms;

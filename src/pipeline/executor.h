@@ -37,6 +37,9 @@ struct ExecutorConfig {
   size_t bytes_per_sample = 0;
   bool set_affinity = false;
   bool enable_memory_stats = false;
+  // CUDA device for "mixed"/"gpu" operators. CUDA is touched only when the graph has such
+  // operators (a CPU-only graph never creates a context, whatever device_id says); then -1 means 0.
+  int device_id = -1;
   MemoryConfig memory;
 };
 
@@ -75,6 +78,17 @@ class Executor {
   void RecordMemory(int node, const Outputs& outs);
   // In synchronous mode, produces the next scheduled batch on the caller's thread. mu_ held.
   void ProduceInline(std::unique_lock<std::mutex>& lk);
+
+  // The CUDA side of a pipeline with mixed/gpu operators: its stream and one event per slot,
+  // recorded after the slot's last GPU operator and waited for before the slot is handed out.
+  // Declared first so that it is destroyed last (after the operators and the slots' buffers).
+  struct GpuState {
+    int device = -1;
+    void* stream = nullptr;
+    std::vector<void*> slot_events;
+    ~GpuState();
+  };
+  std::unique_ptr<GpuState> gpu_;  // null for CPU-only graphs
 
   ExecutorConfig cfg_;
   Graph graph_;

@@ -3,8 +3,10 @@
 
 namespace sluice {
 
+void RegisterScalarArithmetic(OperatorRegistry& r);  // scalar_arithmetic.cc
+
 void RegisterArithmeticOperators(OperatorRegistry& r) {
-  (void)r;
+  RegisterScalarArithmetic(r);
 }
 
 }  // namespace sluice

@@ -1,10 +1,18 @@
-// Registration of this family's operators; each operator file adds its schema here.
+// Registration of the image operators.
 #include "operators/registry.h"
 
 namespace sluice {
 
+void RegisterDecoders(OperatorRegistry& r);
+void RegisterResize(OperatorRegistry& r);
+void RegisterCropMirrorNormalize(OperatorRegistry& r);
+void RegisterGeometryOperators(OperatorRegistry& r);
+
 void RegisterImageOperators(OperatorRegistry& r) {
-  (void)r;
+  RegisterDecoders(r);
+  RegisterResize(r);
+  RegisterCropMirrorNormalize(r);
+  RegisterGeometryOperators(r);
 }
 
 }  // namespace sluice

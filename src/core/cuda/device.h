@@ -1,0 +1,45 @@
+// The CUDA runtime as the engine sees it: device selection, streams, events and memory counters,
+// behind an interface with no CUDA types, so CPU code (the executor) needs no CUDA headers.
+//
+// Nothing here runs at static initialisation: the first call that needs the device is
+// InitDevice(), made by an executor whose graph has "mixed" or "gpu" operators. A CPU-only
+// pipeline (device_id = -1, or any device_id with only CPU operators) never reaches this file.
+// Without SLUICE_WITH_CUDA every function except BuiltWithCuda/DeviceCount throws sluice::Error.
+// Thread-safety: all functions may be called from any thread.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace sluice::cuda {
+
+// True when the library was compiled with the CUDA backend.
+bool BuiltWithCuda();
+// Number of usable devices; 0 without CUDA, without a driver or without a device. Never throws.
+// (Creates no context, but does load the driver: call it only when a GPU is wanted.)
+int DeviceCount();
+
+// Makes `device_id` current on the calling thread and, the first time, installs the pinned and
+// device allocators (SetAllocator). Throws sluice::Error when the device does not exist.
+void InitDevice(int device_id);
+// cudaSetDevice for the calling thread (each thread has its own current device).
+void SetDevice(int device_id);
+
+// A non-blocking stream on the current device.
+void* CreateStream();
+void DestroyStream(void* stream) noexcept;
+void StreamSynchronize(void* stream);
+// An event without timing, for ordering only.
+void* CreateEvent();
+void DestroyEvent(void* event) noexcept;
+void RecordEvent(void* event, void* stream);
+void EventSynchronize(void* event);
+
+// Bytes currently allocated (and the peak) by the CUDA backend's allocators.
+struct MemoryCounters {
+  size_t device_bytes = 0, device_peak = 0;
+  size_t pinned_bytes = 0, pinned_peak = 0;
+  int64_t device_allocations = 0, pinned_allocations = 0;
+};
+MemoryCounters GetMemoryCounters();
+
+}  // namespace sluice::cuda

@@ -1,0 +1,99 @@
+// Resize orchestration: coefficient tables, scratch management, horizontal then vertical pass
+// (Pillow's order), dispatch between the 22-bit fixed-point uint8 path and the float path.
+#include "kernels/resize/resize.h"
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/resize/resample_coeffs.h"
+#include "kernels/resize/resize_hwy.h"
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+using namespace resize_detail;
+
+// Per-thread scratch: vectors are re-assigned, never shrunk, so steady state does not allocate.
+struct Scratch {
+  AxisCoeffs cx, cy;
+  std::vector<int32_t> offs, ystart, xcoef_i, ycoef_i, row_i;
+  std::vector<float> xcoef_f, ycoef_f, row_f, mid_f;
+  std::vector<uint8_t> mid_u8;
+};
+Scratch& GetScratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+template <typename T>
+T* Grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+template <typename TIn, typename TOut>
+void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, int out_w, const ResizeParams& p) {
+  if (in_h <= 0 || in_w <= 0 || out_h <= 0 || out_w <= 0)
+    throw Error("resize: empty extent (in " + std::to_string(in_h) + "x" + std::to_string(in_w) + ", out " +
+                std::to_string(out_h) + "x" + std::to_string(out_w) + ")");
+  if (C < 1 || C > 4) throw Error("resize: channels must be 1..4, got " + std::to_string(C));
+  const ResizeRoi roi = p.roi.value_or(ResizeRoi{0.f, 0.f, float(in_w), float(in_h)});
+  if (roi.x0 == roi.x1 || roi.y0 == roi.y1 || !std::isfinite(roi.x0) || !std::isfinite(roi.x1) ||
+      !std::isfinite(roi.y0) || !std::isfinite(roi.y1))
+    throw Error("resize: degenerate ROI");
+  Scratch& s = GetScratch();
+  ComputeAxisCoeffs(in_w, roi.x0, roi.x1, out_w, p, &s.cx);
+  ComputeAxisCoeffs(in_h, roi.y0, roi.y1, out_h, p, &s.cy);
+  const int ne = out_w * C, xt = s.cx.taps, yt = s.cy.taps;
+  const int rows = s.cy.last - s.cy.first;
+  int32_t* offs = Grow(s.offs, size_t(ne));
+  int32_t* ystart = Grow(s.ystart, size_t(out_h));
+  for (int x = 0; x < out_w; ++x)
+    for (int c = 0; c < C; ++c) offs[x * C + c] = s.cx.start[size_t(x)] * C + c;
+  for (int y = 0; y < out_h; ++y) ystart[y] = s.cy.start[size_t(y)] - s.cy.first;
+
+  constexpr bool kFixed = std::is_same_v<TIn, uint8_t> && std::is_same_v<TOut, uint8_t>;
+  using TAcc = std::conditional_t<kFixed, int32_t, float>;
+  using TMid = std::conditional_t<kFixed, uint8_t, float>;
+  std::vector<TAcc>& xc_v = [&]() -> std::vector<TAcc>& { if constexpr (kFixed) return s.xcoef_i; else return s.xcoef_f; }();
+  std::vector<TAcc>& yc_v = [&]() -> std::vector<TAcc>& { if constexpr (kFixed) return s.ycoef_i; else return s.ycoef_f; }();
+  std::vector<TAcc>& row_v = [&]() -> std::vector<TAcc>& { if constexpr (kFixed) return s.row_i; else return s.row_f; }();
+  std::vector<TMid>& mid_v = [&]() -> std::vector<TMid>& { if constexpr (kFixed) return s.mid_u8; else return s.mid_f; }();
+  auto conv = [](double w) -> TAcc {
+    if constexpr (kFixed) return ToFixed(w);
+    else return float(w);
+  };
+  TAcc* xc = Grow(xc_v, size_t(xt) * size_t(ne));
+  for (int x = 0; x < out_w; ++x)
+    for (int k = 0; k < xt; ++k) {
+      const TAcc w = conv(s.cx.weights[size_t(x) * size_t(xt) + size_t(k)]);
+      for (int c = 0; c < C; ++c) xc[size_t(k) * size_t(ne) + size_t(x * C + c)] = w;
+    }
+  TAcc* yc = Grow(yc_v, size_t(yt) * size_t(out_h));
+  for (size_t i = 0; i < size_t(yt) * size_t(out_h); ++i) yc[i] = conv(s.cy.weights[i]);
+  TMid* mid = Grow(mid_v, size_t(rows) * size_t(ne));
+  TAcc* row = Grow(row_v, size_t(in_w) * size_t(C));
+
+  const size_t in_pitch = size_t(in_w) * size_t(C);
+  Horz(HorzArgs<TIn, TAcc, TMid>{in + size_t(s.cy.first) * in_pitch, in_pitch, in_w * C, rows, offs, xc, xt, C, ne,
+                                 mid, size_t(ne), row});
+  Vert(VertArgs<TMid, TAcc, TOut>{mid, size_t(ne), ne, ystart, yc, yt, out_h, out, size_t(ne)});
+}
+
+}  // namespace
+
+void Resize(const uint8_t* in, int in_h, int in_w, int c, uint8_t* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+void Resize(const uint8_t* in, int in_h, int in_w, int c, float* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+void Resize(const float* in, int in_h, int in_w, int c, float* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+void Resize(const float* in, int in_h, int in_w, int c, uint8_t* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+
+}  // namespace sluice::kernels

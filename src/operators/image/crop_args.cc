@@ -1,0 +1,64 @@
+#include "operators/image/crop_args.h"
+
+#include <cmath>
+
+#include <sluice/error.h>
+
+#include "operators/operator.h"
+
+namespace sluice {
+
+OpSchema& AddCropArgs(OpSchema& s) {
+  return s.Arg("crop", ArgType::kFloatList, std::vector<double>{}, "Crop size (crop_H, crop_W).", true)
+      .Arg("crop_h", ArgType::kFloat, 0.0, "Crop height; 0 keeps the input height (with crop_w).", true)
+      .Arg("crop_w", ArgType::kFloat, 0.0, "Crop width; 0 keeps the input width (with crop_h).", true)
+      .Arg("crop_pos_x", ArgType::kFloat, 0.5, "Relative horizontal anchor: 0 = left, 1 = right.", true)
+      .Arg("crop_pos_y", ArgType::kFloat, 0.5, "Relative vertical anchor: 0 = top, 1 = bottom.", true)
+      .Exclusive({"crop", "crop_h"})
+      .Exclusive({"crop", "crop_w"});
+}
+
+CropArgs ReadCropArgs(const Operator& op, const Workspace& ws) {
+  CropArgs a;
+  a.crop = op.PerSampleListArg<float>(ws, "crop");
+  a.crop_h = op.PerSampleArg<float>(ws, "crop_h");
+  a.crop_w = op.PerSampleArg<float>(ws, "crop_w");
+  a.pos_x = op.PerSampleArg<float>(ws, "crop_pos_x");
+  a.pos_y = op.PerSampleArg<float>(ws, "crop_pos_y");
+  a.any_crop = op.HasArg("crop") || op.HasArg("crop_h") || op.HasArg("crop_w");
+  return a;
+}
+
+kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, const std::string& op_name) {
+  const size_t k = static_cast<size_t>(i);
+  double h = 0, w = 0;
+  if (!a.crop[k].empty()) {
+    if (a.crop[k].size() != 2) {
+      Error::Context c;
+      c.op = op_name;
+      c.argument = "crop";
+      throw Error("expected (crop_H, crop_W), got " + std::to_string(a.crop[k].size()) + " values", c);
+    }
+    h = a.crop[k][0];
+    w = a.crop[k][1];
+  } else {
+    h = a.crop_h[k];
+    w = a.crop_w[k];
+  }
+  if (h < 0 || w < 0) {
+    Error::Context c;
+    c.op = op_name;
+    c.argument = "crop";
+    throw Error("crop extents must be non-negative", c);
+  }
+  const int ch = h > 0 ? static_cast<int>(std::lround(h)) : in_h;
+  const int cw = w > 0 ? static_cast<int>(std::lround(w)) : in_w;
+  kernels::CropWindow win;
+  win.h = ch;
+  win.w = cw;
+  win.x = static_cast<int>(std::lround(static_cast<double>(a.pos_x[k]) * (in_w - cw)));
+  win.y = static_cast<int>(std::lround(static_cast<double>(a.pos_y[k]) * (in_h - ch)));
+  return win;
+}
+
+}  // namespace sluice

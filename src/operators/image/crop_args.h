@@ -1,0 +1,31 @@
+// DALI's crop arguments (crop / crop_h / crop_w, crop_pos_x / crop_pos_y), shared by crop,
+// crop_mirror_normalize and decoders.image_crop.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/crop_window.h"
+#include "operators/schema.h"
+
+namespace sluice {
+
+class Operator;
+class Workspace;
+
+OpSchema& AddCropArgs(OpSchema& s);
+
+// One batch's crop arguments, read once in Setup (each may be a per-sample input).
+struct CropArgs {
+  std::vector<std::vector<float>> crop;  // [h, w] per sample, or empty
+  std::vector<float> crop_h, crop_w, pos_x, pos_y;
+  bool any_crop = false;  // the user asked for a crop at all
+};
+
+// Reads the batch's crop arguments (each may be a per-sample input).
+CropArgs ReadCropArgs(const Operator& op, const Workspace& ws);
+
+// The window of sample i for an image of in_h x in_w: anchor = round(pos * (in - crop)).
+// Without a crop the whole image. A zero crop extent keeps the input's extent.
+kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, const std::string& op_name);
+
+}  // namespace sluice

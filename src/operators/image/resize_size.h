@@ -1,0 +1,29 @@
+// DALI's rules for resize's output size, as a pure function so they can be tested on their own.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+
+namespace sluice {
+
+enum class ResizeMode { kDefault, kStretch, kNotLarger, kNotSmaller };
+// "default", "stretch", "not_larger", "not_smaller"; nullopt for anything else.
+std::optional<ResizeMode> ParseResizeMode(const std::string& s);
+
+struct ResizeRequest {
+  // Requested output extents in (height, width) order; 0 = not given (derived from the others).
+  std::array<double, 2> size{0, 0};
+  ResizeMode mode = ResizeMode::kDefault;
+  std::array<double, 2> max_size{0, 0};  // 0 = no limit
+};
+
+// Output (height, width) for an input (ROI) of in_h x in_w:
+//   default     missing extents scale like the given ones (their average scale);
+//   stretch     missing extents keep the input's size;
+//   not_larger  one scale for both, the smallest of the given ones (no extent exceeds the request);
+//   not_smaller one scale for both, the largest of the given ones (no extent is below the request);
+//   max_size    caps the result (for aspect-preserving modes by lowering the common scale);
+// each extent is max(1, round(in * scale)).
+std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeRequest& r);
+
+}  // namespace sluice

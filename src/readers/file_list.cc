@@ -1,0 +1,145 @@
+#include "readers/file_list.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include <sluice/error.h>
+
+namespace sluice {
+
+namespace {
+
+// Entries of a folder, without "." and "..". Throws naming the folder.
+std::vector<std::string> ListDir(const std::string& dir, const char* what) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) throw Error(std::string("cannot open ") + what + " '" + dir + "': " + std::strerror(errno));
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    names.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> DefaultFileFilters() {
+  return {"*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm", "*.pbm", "*.jp2", "*.webp"};
+}
+
+bool MatchesAnyFilter(const std::string& name, const std::vector<std::string>& filters, bool case_sensitive) {
+  const int flags = case_sensitive ? 0 : FNM_CASEFOLD;
+  for (const std::string& f : filters)
+    if (::fnmatch(f.c_str(), name.c_str(), flags) == 0) return true;
+  return false;
+}
+
+std::string JoinPath(const std::string& dir, const std::string& path) {
+  if (dir.empty() || (!path.empty() && path[0] == '/')) return path;
+  if (dir.back() == '/') return dir + path;
+  return dir + "/" + path;
+}
+
+std::vector<FileLabel> ListFileRoot(const std::string& root, const std::vector<std::string>& filters,
+                                    bool case_sensitive) {
+  std::vector<std::string> classes;
+  for (std::string& name : ListDir(root, "file_root")) {
+    struct stat st;
+    const std::string full = JoinPath(root, name);
+    if (::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) classes.push_back(std::move(name));
+  }
+  std::sort(classes.begin(), classes.end());
+  std::vector<std::pair<std::string, int32_t>> rel;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const std::string dir = JoinPath(root, classes[c]);
+    for (const std::string& name : ListDir(dir, "class folder")) {
+      if (!MatchesAnyFilter(name, filters, case_sensitive)) continue;
+      struct stat st;
+      if (::stat(JoinPath(dir, name).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      rel.emplace_back(classes[c] + "/" + name, static_cast<int32_t>(c));
+    }
+  }
+  if (rel.empty())
+    throw Error("no files matching file_filters [" + Join(filters) + "] in the class folders of file_root '" + root +
+                "' (" + std::to_string(classes.size()) + " class folders)");
+  std::sort(rel.begin(), rel.end());
+  std::vector<FileLabel> out;
+  out.reserve(rel.size());
+  for (auto& [p, l] : rel) out.push_back({JoinPath(root, p), l});
+  return out;
+}
+
+std::vector<FileLabel> ParseFileList(std::string_view text, const std::string& list_name, const std::string& base_dir) {
+  std::vector<FileLabel> out;
+  size_t pos = 0;
+  int line_no = 0;
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
+    while (!line.empty() && is_space(line.front())) line.remove_prefix(1);
+    if (line.empty()) continue;
+    size_t sep = line.size();
+    while (sep > 0 && !is_space(line[sep - 1])) --sep;
+    const std::string_view label_text = line.substr(sep);
+    std::string_view path = line.substr(0, sep);
+    while (!path.empty() && is_space(path.back())) path.remove_suffix(1);
+    int64_t label = 0;
+    auto [p, ec] = std::from_chars(label_text.data(), label_text.data() + label_text.size(), label);
+    const bool ok = !path.empty() && ec == std::errc() && p == label_text.data() + label_text.size() &&
+                    label >= INT32_MIN && label <= INT32_MAX;
+    if (!ok)
+      throw Error("file_list " + list_name + ", line " + std::to_string(line_no) +
+                  ": expected '<path> <integer label>', got '" + std::string(line) + "'");
+    out.push_back({JoinPath(base_dir, std::string(path)), static_cast<int32_t>(label)});
+  }
+  return out;
+}
+
+std::vector<FileLabel> ReadFileList(const std::string& list_path, const std::string& file_root) {
+  std::ifstream f(list_path, std::ios::binary);
+  if (!f) throw Error("cannot open file_list '" + list_path + "': " + std::strerror(errno));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string base = file_root;
+  if (base.empty()) {
+    const size_t slash = list_path.rfind('/');
+    base = slash == std::string::npos ? "" : list_path.substr(0, slash + 1);
+  }
+  std::vector<FileLabel> out = ParseFileList(ss.str(), list_path, base);
+  if (out.empty()) throw Error("file_list '" + list_path + "' lists no files");
+  return out;
+}
+
+std::vector<FileLabel> FilesWithLabels(const std::vector<std::string>& files, const std::vector<int64_t>& labels,
+                                       const std::string& file_root) {
+  if (!labels.empty() && labels.size() != files.size())
+    throw Error("labels has " + std::to_string(labels.size()) + " entries but files has " + std::to_string(files.size()));
+  std::vector<FileLabel> out;
+  out.reserve(files.size());
+  for (size_t i = 0; i < files.size(); ++i)
+    out.push_back({JoinPath(file_root, files[i]), static_cast<int32_t>(labels.empty() ? static_cast<int64_t>(i) : labels[i])});
+  return out;
+}
+
+}  // namespace sluice

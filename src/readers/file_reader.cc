@@ -1,0 +1,153 @@
+#include "readers/file_reader.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <sluice/error.h>
+
+#include "core/random.h"
+#include "operators/registry.h"
+#include "readers/file_source.h"
+#include "readers/shuffle.h"
+
+namespace sluice {
+
+FileReader::FileReader(const OpSpec& spec) : ReaderOperator(spec) {
+  file_root_ = Arg<std::string>("file_root");
+  file_list_ = Arg<std::string>("file_list");
+  file_args_ = Arg<std::vector<std::string>>("files");
+  labels_arg_ = Arg<std::vector<int64_t>>("labels");
+  filters_ = Arg<std::vector<std::string>>("file_filters");
+  case_sensitive_filter_ = Arg<bool>("case_sensitive_filter");
+  shuffle_after_epoch_ = Arg<bool>("shuffle_after_epoch");
+  const bool has_files = HasArg("files");
+  if (HasArg("file_list") && has_files) ThrowArgError("files", "cannot be given together with file_list");
+  if (HasArg("labels") && !has_files) ThrowArgError("labels", "can only be given together with files");
+  if (file_root_.empty() && file_list_.empty() && !has_files)
+    ThrowArgError("file_root", "one of file_root, file_list or files is required");
+  if (has_files && file_args_.empty()) ThrowArgError("files", "is empty");
+  if (has_files && !labels_arg_.empty() && labels_arg_.size() != file_args_.size())
+    ThrowArgError("labels", "has " + std::to_string(labels_arg_.size()) + " entries but files has " +
+                                std::to_string(file_args_.size()));
+  if (shuffle_after_epoch_ && options().random_shuffle)
+    ThrowArgError("shuffle_after_epoch", "cannot be combined with random_shuffle");
+  InitEagerly();
+}
+
+FileReader::~FileReader() { StopLoader(); }
+
+std::string FileReader::DatasetName() const {
+  if (!file_list_.empty()) return "file_list '" + file_list_ + "'";
+  if (!file_args_.empty()) return "files [" + std::to_string(file_args_.size()) + " paths]";
+  return "file_root '" + file_root_ + "'";
+}
+
+int64_t FileReader::InitDataset() {
+  if (!file_list_.empty()) {
+    files_ = ReadFileList(file_list_, file_root_);
+  } else if (!file_args_.empty()) {
+    files_ = FilesWithLabels(file_args_, labels_arg_, file_root_);
+  } else {
+    files_ = ListFileRoot(file_root_, filters_, case_sensitive_filter_);
+  }
+  if (options().random_shuffle) {
+    // One shuffle of the whole list before sharding, with a fixed seed: identical on every shard.
+    std::vector<int64_t> perm(files_.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+    RandomGenerator rng(kListShuffleSeed);
+    Permute(&perm, rng);
+    std::vector<FileLabel> shuffled;
+    shuffled.reserve(files_.size());
+    for (int64_t i : perm) shuffled.push_back(std::move(files_[static_cast<size_t>(i)]));
+    files_.swap(shuffled);
+  }
+  return static_cast<int64_t>(files_.size());
+}
+
+void FileReader::AdjustSequencer(SequencerOptions& s) const {
+  if (shuffle_after_epoch_) {
+    s.shuffle_after_epoch = true;
+    s.stick_to_shard = true;
+  }
+}
+
+void FileReader::PresizeOutputs(std::vector<TensorList>& outs, int batch_size, const MemoryConfig& cfg) {
+  const size_t bytes = std::max(static_cast<size_t>(options().tensor_init_bytes), HintFor(0));
+  outs[0].Reserve(batch_size, bytes, cfg, false);
+}
+
+void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<TensorList>& outs,
+                           const MemoryConfig& cfg) {
+  const size_t n = indices.size();
+  if (data_shapes_.size() != n) {
+    data_shapes_.assign(n, TensorShape{0});
+    label_shapes_.assign(n, TensorShape{1});
+  }
+  // Sizes first (the batch is resized at once), then the contents.
+  for (size_t i = 0; i < n; ++i) {
+    const FileLabel& f = files_[static_cast<size_t>(indices[i])];
+    struct stat st;
+    if (::stat(f.path.c_str(), &st) != 0)
+      throw Error("cannot open " + f.path + ": " + std::strerror(errno), OpContext("", f.path));
+    data_shapes_[i][0] = static_cast<int64_t>(st.st_size);
+  }
+  TensorList& data = outs[0];
+  TensorList& labels = outs[1];
+  data.Resize(data_shapes_, DType::kUInt8, cfg, false);
+  labels.Resize(label_shapes_, DType::kInt32, cfg, true);
+  const bool use_mmap = !options().dont_use_mmap;
+  for (size_t i = 0; i < n; ++i) {
+    const int si = static_cast<int>(i);
+    const FileLabel& f = files_[static_cast<size_t>(indices[i])];
+    try {
+      WholeFile file(f.path, options().read_ahead);
+      if (file.size() != data_shapes_[i][0])
+        throw Error("file changed size while being read (" + std::to_string(data_shapes_[i][0]) + " -> " +
+                    std::to_string(file.size()) + " bytes)");
+      file.ReadAll(data.raw_mutable_sample(si), use_mmap);
+    } catch (const Error& e) {
+      Error::Context c;
+      c.op = name();
+      c.source = f.path;
+      c.sample = si;
+      throw e.WithContext(c);
+    }
+    SourceInfo& src = data.source(si);
+    src.path = f.path;
+    src.member.clear();
+    src.offset = -1;
+    labels.source(si) = src;
+    *labels.mutable_sample<int32_t>(si) = f.label;
+  }
+  data.set_layout("");
+  labels.set_layout("");
+}
+
+void RegisterFileReader(OperatorRegistry& r) {
+  OpSchema s("readers.file");
+  s.Doc("Reads whole files and their labels. The dataset is a file_root whose subfolders (sorted in byte order) "
+        "are the classes 0..C-1, a file_list of '<path> <label>' lines, or files (+ labels).")
+      .Output("data", "the file's bytes (uint8, 1-D)")
+      .Output("label", "the label (int32, shape [1])")
+      .Arg("file_root", ArgType::kString, std::string(),
+           "Folder with one subfolder per class; with file_list or files, the folder paths are relative to.")
+      .Arg("file_list", ArgType::kString, std::string(),
+           "Text file with one '<path> <integer label>' per line (split at the last whitespace, so paths may "
+           "contain spaces); paths are relative to the list's folder unless file_root is given.")
+      .Arg("files", ArgType::kStringList, std::vector<std::string>{}, "Paths of the files to read.")
+      .Arg("labels", ArgType::kIntList, std::vector<int64_t>{}, "Labels of `files` (default: their index).")
+      .Arg("file_filters", ArgType::kStringList, DefaultFileFilters(),
+           "Glob patterns of the file names taken from file_root's class folders.")
+      .Arg("case_sensitive_filter", ArgType::kBool, false, "Match file_filters case-sensitively.")
+      .Arg("shuffle_after_epoch", ArgType::kBool, false,
+           "Reshuffle the whole list every epoch, identically on every shard (implies stick_to_shard; "
+           "excludes random_shuffle).")
+      .Exclusive({"file_list", "files"});
+  AddCommonReaderArgs(s);
+  s.Factory("cpu", [](const OpSpec& spec) -> std::unique_ptr<Operator> { return std::make_unique<FileReader>(spec); });
+  r.Register(std::move(s));
+}
+
+}  // namespace sluice

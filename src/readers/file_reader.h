@@ -1,0 +1,45 @@
+// readers.file: reads whole files (from file_root class folders, a file_list, or files + labels)
+// and outputs their bytes (uint8, 1-D) and an int32 label of shape [1].
+#pragma once
+#include <string>
+#include <vector>
+
+#include "readers/file_list.h"
+#include "readers/reader_operator.h"
+
+namespace sluice {
+
+class OperatorRegistry;
+
+class FileReader : public ReaderOperator {
+ public:
+  explicit FileReader(const OpSpec& spec);
+  ~FileReader() override;
+
+  // The dataset in reading order before sharding (after random_shuffle's one-off list shuffle).
+  const std::vector<FileLabel>& files() const { return files_; }
+
+ protected:
+  int64_t InitDataset() override;
+  std::string DatasetName() const override;
+  int NumOutputs() const override { return 2; }
+  void ReadBatch(const std::vector<int64_t>& indices, std::vector<TensorList>& outs, const MemoryConfig& cfg) override;
+  void PresizeOutputs(std::vector<TensorList>& outs, int batch_size, const MemoryConfig& cfg) override;
+  void AdjustSequencer(SequencerOptions& s) const override;
+
+ private:
+  std::string file_root_, file_list_;
+  std::vector<std::string> file_args_;
+  std::vector<int64_t> labels_arg_;
+  std::vector<std::string> filters_;
+  bool case_sensitive_filter_ = false;
+  bool shuffle_after_epoch_ = false;
+
+  std::vector<FileLabel> files_;
+  // Loader-thread scratch, reused every batch.
+  std::vector<TensorShape> data_shapes_, label_shapes_;
+};
+
+void RegisterFileReader(OperatorRegistry& r);
+
+}  // namespace sluice

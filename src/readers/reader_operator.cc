@@ -1,0 +1,297 @@
+#include "readers/reader_operator.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+
+#include <sluice/error.h>
+
+#include "readers/sharding.h"
+
+namespace sluice {
+
+void AddCommonReaderArgs(OpSchema& s) {
+  s.Reader();
+  s.Arg("random_shuffle", ArgType::kBool, false,
+        "Shuffle with a buffer of initial_fill samples: the buffer is filled, then each sample is drawn "
+        "uniformly from it and its slot refilled with the next one. Epochs never mix.");
+  s.Arg("initial_fill", ArgType::kInt, int64_t{1024}, "Size of the shuffle buffer (ignored without random_shuffle).");
+  s.Arg("num_shards", ArgType::kInt, int64_t{1}, "Number of parts the data is split into.");
+  s.Arg("shard_id", ArgType::kInt, int64_t{0}, "Index of the shard to read (0 <= shard_id < num_shards).");
+  s.Arg("tensor_init_bytes", ArgType::kInt, int64_t{1048576}, "Bytes to preallocate per sample.");
+  s.Arg("stick_to_shard", ArgType::kBool, false,
+        "Keep reading the same shard every epoch instead of moving to shard (shard_id + epoch) % num_shards.");
+  s.Arg("read_ahead", ArgType::kBool, false,
+        "Ask the kernel to read the accessed files ahead (madvise / posix_fadvise WILLNEED).");
+  s.Arg("prefetch_queue_depth", ArgType::kInt, int64_t{1},
+        "Number of batches the reader's own loader thread prepares ahead.");
+  s.Arg("skip_cached_images", ArgType::kBool, false,
+        "Accepted for DALI compatibility. Sluice has no decoder cache, so nothing is ever skipped.");
+  s.Arg("lazy_init", ArgType::kBool, false, "List and index the dataset at the first run instead of at build.");
+  s.Arg("pad_last_batch", ArgType::kBool, false,
+        "Pad the shard by repeating its last sample until ceil(N / num_shards) samples were returned and the "
+        "batch is full, so every shard returns the same number of full batches per epoch.");
+  s.Arg("dont_use_mmap", ArgType::kBool, false, "Read with pread instead of mapping files into memory.");
+}
+
+ReaderOperator::ReaderOperator(const OpSpec& spec) : Operator(spec) {
+  opt_.random_shuffle = Arg<bool>("random_shuffle");
+  opt_.initial_fill = Arg<int64_t>("initial_fill");
+  opt_.num_shards = static_cast<int>(Arg<int64_t>("num_shards"));
+  opt_.shard_id = static_cast<int>(Arg<int64_t>("shard_id"));
+  opt_.tensor_init_bytes = Arg<int64_t>("tensor_init_bytes");
+  opt_.stick_to_shard = Arg<bool>("stick_to_shard");
+  opt_.read_ahead = Arg<bool>("read_ahead");
+  opt_.prefetch_queue_depth = static_cast<int>(Arg<int64_t>("prefetch_queue_depth"));
+  opt_.skip_cached_images = Arg<bool>("skip_cached_images");
+  opt_.lazy_init = Arg<bool>("lazy_init");
+  opt_.pad_last_batch = Arg<bool>("pad_last_batch");
+  opt_.dont_use_mmap = Arg<bool>("dont_use_mmap");
+  opt_.seed = Arg<int64_t>("seed");
+  opt_.bytes_per_sample_hint = Arg<std::vector<int64_t>>("bytes_per_sample_hint");
+  if (opt_.num_shards < 1) ThrowArgError("num_shards", "must be at least 1, got " + std::to_string(opt_.num_shards));
+  if (opt_.shard_id < 0 || opt_.shard_id >= opt_.num_shards)
+    ThrowArgError("shard_id", "must be in [0, num_shards) = [0, " + std::to_string(opt_.num_shards) + "), got " +
+                                  std::to_string(opt_.shard_id));
+  if (opt_.random_shuffle && opt_.initial_fill < 1)
+    ThrowArgError("initial_fill", "must be at least 1, got " + std::to_string(opt_.initial_fill));
+  if (opt_.prefetch_queue_depth < 1)
+    ThrowArgError("prefetch_queue_depth", "must be at least 1, got " + std::to_string(opt_.prefetch_queue_depth));
+  if (opt_.tensor_init_bytes < 0)
+    ThrowArgError("tensor_init_bytes", "must not be negative, got " + std::to_string(opt_.tensor_init_bytes));
+  for (int64_t h : opt_.bytes_per_sample_hint)
+    if (h < 0) ThrowArgError("bytes_per_sample_hint", "must not be negative");
+}
+
+ReaderOperator::~ReaderOperator() { StopLoader(); }
+
+void ReaderOperator::EnsureInit() const {
+  std::call_once(init_once_, [this] {
+    auto* self = const_cast<ReaderOperator*>(this);
+    try {
+      const int64_t n = self->InitDataset();
+      ValidateSharding(n, opt_.shard_id, opt_.num_shards, DatasetName());
+      num_samples_ = n;
+    } catch (const Error& e) {
+      Error::Context c;
+      c.op = name();
+      throw e.WithContext(c);
+    }
+  });
+}
+
+void ReaderOperator::InitEagerly() {
+  if (!opt_.lazy_init) EnsureInit();
+}
+
+int64_t ReaderOperator::num_samples() const {
+  EnsureInit();
+  return num_samples_;
+}
+
+SequencerOptions ReaderOperator::MakeSequencerOptions(int batch_size, uint64_t seed) const {
+  SequencerOptions s;
+  s.num_samples = num_samples_;
+  s.shard_id = opt_.shard_id;
+  s.num_shards = opt_.num_shards;
+  s.stick_to_shard = opt_.stick_to_shard;
+  s.pad_last_batch = opt_.pad_last_batch;
+  s.random_shuffle = opt_.random_shuffle;
+  s.initial_fill = opt_.initial_fill;
+  s.seed = seed;
+  s.batch_size = batch_size;
+  AdjustSequencer(s);
+  return s;
+}
+
+std::optional<ReaderMeta> ReaderOperator::reader_meta() const {
+  EnsureInit();
+  const SequencerOptions s = MakeSequencerOptions(1, 0);
+  return MakeReaderMeta(s.num_samples, s.shard_id, s.num_shards, s.pad_last_batch,
+                        s.stick_to_shard || s.shuffle_after_epoch);
+}
+
+size_t ReaderOperator::HintFor(int output) const {
+  const auto& h = opt_.bytes_per_sample_hint;
+  if (h.empty()) return 0;
+  if (h.size() == 1) return static_cast<size_t>(h[0]);
+  return output < static_cast<int>(h.size()) ? static_cast<size_t>(h[static_cast<size_t>(output)]) : 0;
+}
+
+void ReaderOperator::PresizeOutputs(std::vector<TensorList>& outs, int batch_size, const MemoryConfig& cfg) {
+  for (int o = 0; o < static_cast<int>(outs.size()); ++o) {
+    const size_t bytes = std::max(static_cast<size_t>(opt_.tensor_init_bytes), HintFor(o));
+    outs[static_cast<size_t>(o)].Reserve(batch_size, bytes, cfg, false);
+  }
+}
+
+void ReaderOperator::StopLoader() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  space_cv_.notify_all();
+  ready_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  // Batches prepared but not handed out go back to the free list (the position is the consumer's).
+  while (!ready_.empty()) {
+    free_.push_back(std::move(ready_.front()));
+    ready_.pop_front();
+  }
+}
+
+void ReaderOperator::StartLoader(int batch_size, uint64_t seed, const MemoryConfig& memory,
+                                 const std::string* restore) {
+  StopLoader();
+  batch_size_ = batch_size;
+  seed_ = seed;
+  memory_ = memory;
+  // Loader buffers keep their capacity: files differ in size, and shrinking would reallocate
+  // nearly every sample of every batch.
+  memory_.host_shrink_threshold = 0;
+  seq_ = std::make_unique<SampleSequencer>(MakeSequencerOptions(batch_size, seed), DatasetName());
+  if (restore) seq_->Restore(*restore);
+  consumer_state_ = seq_->Serialize();
+  for (auto& b : free_) b->error = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = false;
+    loader_exited_ = false;
+  }
+  thread_ = std::thread([this] { LoaderMain(); });
+}
+
+void ReaderOperator::LoaderMain() {
+  pthread_setname_np(pthread_self(), "sluice-reader");
+  std::vector<int64_t> indices;
+  indices.reserve(static_cast<size_t>(batch_size_));
+  for (;;) {
+    std::unique_ptr<PreparedBatch> b;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      space_cv_.wait(lock, [&] { return stop_ || static_cast<int>(ready_.size()) < opt_.prefetch_queue_depth; });
+      if (stop_) break;
+      if (!free_.empty()) {
+        b = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!b) {
+      b = std::make_unique<PreparedBatch>();
+      b->outputs.resize(static_cast<size_t>(NumOutputs()));
+      PresizeOutputs(b->outputs, batch_size_, memory_);
+    }
+    bool failed = false;
+    try {
+      indices.clear();
+      seq_->NextBatch(&indices);
+      ReadBatch(indices, b->outputs, memory_);
+      b->epoch = seq_->epoch();
+      b->position = seq_->position();
+    } catch (...) {
+      b->error = std::current_exception();
+      failed = true;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ready_.push_back(std::move(b));
+      if (failed) loader_exited_ = true;
+    }
+    ready_cv_.notify_one();
+    if (failed) return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  loader_exited_ = true;
+  ready_cv_.notify_all();
+}
+
+void ReaderOperator::Rethrow(std::exception_ptr e, int64_t iteration) const {
+  Error::Context c;
+  c.op = name();
+  c.iteration = iteration;
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& err) {
+    throw err.WithContext(c);
+  } catch (const std::exception& err) {
+    throw Error(err.what(), c);
+  }
+}
+
+std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
+  if (failed_) Rethrow(failed_, ws.iteration());
+  EnsureInit();
+  if (ws.num_outputs() != NumOutputs())
+    throw Error("reader has " + std::to_string(NumOutputs()) + " outputs but the workspace has " +
+                    std::to_string(ws.num_outputs()),
+                OpContext());
+  if (!thread_.joinable() || ws.batch_size() != batch_size_) {
+    const uint64_t seed = opt_.seed >= 0 ? static_cast<uint64_t>(opt_.seed) : ws.op_seed();
+    std::optional<std::string> restore;
+    if (pending_restore_) restore = std::move(pending_restore_);
+    else if (thread_.joinable()) restore = consumer_state_;  // batch size changed: continue from here
+    pending_restore_.reset();
+    try {
+      StartLoader(ws.batch_size(), seed, ws.memory(), restore ? &*restore : nullptr);
+    } catch (...) {
+      Rethrow(std::current_exception(), ws.iteration());
+    }
+  }
+  std::unique_ptr<PreparedBatch> b;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    ready_cv_.wait(lock, [&] { return !ready_.empty() || loader_exited_; });
+    if (ready_.empty()) throw Error("reader's loader thread stopped", OpContext());
+    b = std::move(ready_.front());
+    ready_.pop_front();
+  }
+  space_cv_.notify_one();
+  if (b->error) {
+    failed_ = b->error;
+    Rethrow(failed_, ws.iteration());
+  }
+  for (int o = 0; o < NumOutputs(); ++o) std::swap(ws.Output(o), b->outputs[static_cast<size_t>(o)]);
+  consumer_state_ = seq_->SerializeAt(b->epoch, b->position);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(b));
+  }
+  return {};
+}
+
+std::string ReaderOperator::SerializeState() {
+  if (pending_restore_) return *pending_restore_;
+  if (seq_) return consumer_state_;
+  // Not started yet: the initial state (the batch size is not part of the state).
+  EnsureInit();
+  // The start is the same whatever the seed; a pipeline-derived seed is not known yet ("seed=*").
+  const uint64_t seed = opt_.seed >= 0 ? static_cast<uint64_t>(opt_.seed) : 0;
+  std::string s = SampleSequencer(MakeSequencerOptions(1, seed), DatasetName()).Serialize();
+  if (opt_.random_shuffle && opt_.seed < 0) {
+    const size_t p = s.find(" seed=0 ");
+    if (p != std::string::npos) s.replace(p, 8, " seed=* ");
+  }
+  return s;
+}
+
+void ReaderOperator::RestoreState(const std::string& state) {
+  failed_ = nullptr;
+  if (!seq_) {
+    // Validate the text now; apply it when the loader starts.
+    EnsureInit();
+    pending_restore_ = state;
+    return;
+  }
+  try {
+    // Validate first: a bad state leaves the reader where it was.
+    SampleSequencer(MakeSequencerOptions(batch_size_, seed_), DatasetName()).Restore(state);
+    StartLoader(batch_size_, seed_, memory_, &state);
+  } catch (const Error& e) {
+    Error::Context c;
+    c.op = name();
+    throw e.WithContext(c);
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,164 @@
+#include "readers/webdataset_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <sluice/error.h>
+
+#include "operators/registry.h"
+#include "readers/reader_log.h"
+#include "readers/wds_index.h"
+
+namespace sluice {
+
+int WebdatasetNumOutputs(const OpSpec& spec) {
+  auto it = spec.args.find("ext");
+  if (it == spec.args.end()) return 1;
+  if (auto* l = std::get_if<std::vector<std::string>>(&it->second)) return static_cast<int>(l->size());
+  return 1;
+}
+
+WebdatasetReader::WebdatasetReader(const OpSpec& spec) : ReaderOperator(spec) {
+  paths_ = Arg<std::vector<std::string>>("paths");
+  index_paths_ = Arg<std::vector<std::string>>("index_paths");
+  ext_ = Arg<std::vector<std::string>>("ext");
+  case_sensitive_ = Arg<bool>("case_sensitive_extensions");
+  if (paths_.empty()) ThrowArgError("paths", "must name at least one archive");
+  if (!index_paths_.empty() && index_paths_.size() != paths_.size())
+    ThrowArgError("index_paths", "has " + std::to_string(index_paths_.size()) + " entries but paths has " +
+                                     std::to_string(paths_.size()) + "; give one index per archive or none");
+  if (ext_.empty()) ThrowArgError("ext", "must name at least one extension set");
+  try {
+    ExtMatcher check(ext_, case_sensitive_);
+  } catch (const Error& e) {
+    ThrowArgError("ext", e.message());
+  }
+  try {
+    resolve_.missing = ParseMissingComponentBehavior(Arg<std::string>("missing_component_behavior"));
+  } catch (const Error& e) {
+    ThrowArgError("missing_component_behavior", e.message());
+  }
+  const std::vector<std::string> dtypes = Arg<std::vector<std::string>>("dtypes");
+  if (!dtypes.empty() && dtypes.size() != ext_.size())
+    ThrowArgError("dtypes", "has " + std::to_string(dtypes.size()) + " entries but ext has " +
+                                std::to_string(ext_.size()) + " (one per output)");
+  for (size_t i = 0; i < ext_.size(); ++i) {
+    if (dtypes.empty()) {
+      resolve_.dtypes.push_back(DType::kUInt8);
+      continue;
+    }
+    auto d = ParseDType(dtypes[i]);
+    if (!d) ThrowArgError("dtypes", "unknown dtype '" + dtypes[i] + "'");
+    resolve_.dtypes.push_back(*d);
+  }
+  InitEagerly();
+}
+
+WebdatasetReader::~WebdatasetReader() { StopLoader(); }
+
+std::string WebdatasetReader::DatasetName() const {
+  std::string s = "webdataset [";
+  for (size_t i = 0; i < paths_.size() && i < 3; ++i) s += (i ? ", " : "") + paths_[i];
+  if (paths_.size() > 3) s += ", ... (" + std::to_string(paths_.size()) + " archives)";
+  return s + "]";
+}
+
+int64_t WebdatasetReader::InitDataset() {
+  const ExtMatcher matcher(ext_, case_sensitive_);
+  data_ = WdsDataset{};
+  data_.num_outputs = matcher.num_outputs();
+  bool warned = false;
+  const bool use_mmap = !options().dont_use_mmap;
+  for (size_t a = 0; a < paths_.size(); ++a) {
+    archives_.push_back(std::make_unique<FileSource>(paths_[a], use_mmap, options().read_ahead));
+    const FileSource& tar = *archives_.back();
+    std::vector<WdsSample> samples;
+    if (!index_paths_.empty()) {
+      std::ifstream f(index_paths_[a], std::ios::binary);
+      if (!f) throw Error("cannot open index file '" + index_paths_[a] + "': " + std::strerror(errno), OpContext("index_paths"));
+      std::stringstream ss;
+      ss << f.rdbuf();
+      samples = ParseWdsIndex(ss.str(), index_paths_[a], tar.size());
+    } else {
+      ReaderWarning("readers.webdataset: no index file for " + paths_[a] +
+                    "; building the index by scanning the archive (slower start; write one with sluice-wds2idx)");
+      samples = ScanTarSamples(tar);
+    }
+    ResolveWdsSamples(samples, static_cast<int32_t>(a), paths_[a], matcher, resolve_, &data_, &warned);
+  }
+  if (data_.size() == 0) {
+    std::string why = resolve_.missing == MissingComponent::kSkip ? " (missing_component_behavior=\"skip\" dropped "
+                                                                    "every sample lacking a component)"
+                                                                  : "";
+    throw Error("no samples found in " + DatasetName() + why, OpContext());
+  }
+  return data_.size();
+}
+
+void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<TensorList>& outs,
+                                 const MemoryConfig& cfg) {
+  const size_t n = indices.size();
+  if (shapes_.size() != n) shapes_.assign(n, TensorShape{0});
+  for (int o = 0; o < data_.num_outputs; ++o) {
+    const DType dt = resolve_.dtypes[static_cast<size_t>(o)];
+    const int64_t elem = static_cast<int64_t>(SizeOf(dt));
+    for (size_t i = 0; i < n; ++i) {
+      const WdsComponent& c = data_.component(indices[i], o);
+      shapes_[i][0] = c.offset < 0 ? 0 : c.size / elem;
+    }
+    TensorList& out = outs[static_cast<size_t>(o)];
+    out.Resize(shapes_, dt, cfg, false);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t s = indices[i];
+      const WdsComponent& c = data_.component(s, o);
+      const int32_t a = data_.archive[static_cast<size_t>(s)];
+      const FileSource& tar = *archives_[static_cast<size_t>(a)];
+      SourceInfo& src = out.source(static_cast<int>(i));
+      src.path = tar.name();
+      if (c.offset < 0) {
+        src.member = data_.key[static_cast<size_t>(s)];  // the sample, lacking this component
+        src.offset = -1;
+        continue;
+      }
+      src.member = c.member;
+      src.offset = c.offset;
+      try {
+        tar.ReadAt(c.offset, static_cast<size_t>(c.size), out.raw_mutable_sample(static_cast<int>(i)));
+      } catch (const Error& e) {
+        Error::Context ctx;
+        ctx.op = name();
+        ctx.source = src.ToString();
+        ctx.sample = static_cast<int>(i);
+        throw e.WithContext(ctx);
+      }
+    }
+    out.set_layout("");
+  }
+}
+
+void RegisterWebdatasetReader(OperatorRegistry& r) {
+  OpSchema s("readers.webdataset");
+  s.Doc("Reads samples from WebDataset tar archives. Members with the same name up to the extension (everything "
+        "after the first dot of the base name) that follow each other form one sample; non-regular entries and "
+        "hidden base names are skipped. One output per `ext` entry.")
+      .NumOutputsFn(WebdatasetNumOutputs)
+      .Arg("paths", ArgType::kStringList, std::nullopt, "The tar archives.")
+      .Arg("index_paths", ArgType::kStringList, std::vector<std::string>{},
+           "Index files (DALI wds2idx v1.1/v1.2, e.g. from sluice-wds2idx), one per archive; none: each archive is "
+           "scanned at start (with a warning).")
+      .Arg("ext", ArgType::kStringList, std::nullopt,
+           "One extension set per output; ';' separates alternatives, which may contain dots (\"left.png;right.jpg\").")
+      .Arg("case_sensitive_extensions", ArgType::kBool, true, "Match `ext` case-sensitively.")
+      .Arg("missing_component_behavior", ArgType::kString, std::string(),
+           "What to do with a sample lacking a component: \"\" or \"empty\" (an empty output), \"skip\" (drop the "
+           "sample), \"error\" (fail, naming the archive, sample and extension).")
+      .Arg("dtypes", ArgType::kStringList, std::vector<std::string>{},
+           "Element type of each output (default uint8); a component's size must be a multiple of the type's size.");
+  AddCommonReaderArgs(s);
+  s.Factory("cpu", [](const OpSpec& spec) -> std::unique_ptr<Operator> { return std::make_unique<WebdatasetReader>(spec); });
+  r.Register(std::move(s));
+}
+
+}  // namespace sluice

@@ -1,0 +1,45 @@
+// readers.webdataset: samples grouped from tar archives (WebDataset), one output per `ext` entry.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sluice/dtype.h>
+
+#include "readers/file_source.h"
+#include "readers/reader_operator.h"
+#include "readers/wds_components.h"
+
+namespace sluice {
+
+class OperatorRegistry;
+
+class WebdatasetReader : public ReaderOperator {
+ public:
+  explicit WebdatasetReader(const OpSpec& spec);
+  ~WebdatasetReader() override;
+
+  const WdsDataset& dataset() const { return data_; }
+
+ protected:
+  int64_t InitDataset() override;
+  std::string DatasetName() const override;
+  int NumOutputs() const override { return static_cast<int>(ext_.size()); }
+  void ReadBatch(const std::vector<int64_t>& indices, std::vector<TensorList>& outs, const MemoryConfig& cfg) override;
+
+ private:
+  std::vector<std::string> paths_, index_paths_, ext_;
+  bool case_sensitive_ = true;
+  WdsResolveOptions resolve_;
+
+  std::vector<std::unique_ptr<FileSource>> archives_;
+  WdsDataset data_;
+  std::vector<TensorShape> shapes_;  // loader-thread scratch
+};
+
+// The number of outputs of a readers.webdataset spec: the number of `ext` entries.
+int WebdatasetNumOutputs(const OpSpec& spec);
+
+void RegisterWebdatasetReader(OperatorRegistry& r);
+
+}  // namespace sluice

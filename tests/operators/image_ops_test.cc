@@ -1,0 +1,210 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/resize/resize.h"
+#include "operators/image/resize_size.h"
+#include "operators/op_test_util.h"
+
+namespace sluice {
+namespace {
+
+using namespace sluice::testing;
+
+TEST(ResizeOutputSize, FollowsDalisRules) {
+  auto size = [](double h, double w, double rh, double rw, ResizeMode m = ResizeMode::kDefault, double mh = 0, double mw = 0) {
+    ResizeRequest r;
+    r.size = {rh, rw};
+    r.mode = m;
+    r.max_size = {mh, mw};
+    return ResizeOutputSize(h, w, r);
+  };
+  using A = std::array<int, 2>;
+  EXPECT_EQ(size(375, 500, 224, 224), (A{224, 224}));                      // both given: exact
+  EXPECT_EQ(size(375, 500, 0, 250), (A{188, 250}));                        // missing height keeps the aspect
+  EXPECT_EQ(size(375, 500, 0, 250, ResizeMode::kStretch), (A{375, 250}));  // stretch keeps the missing one
+  EXPECT_EQ(size(720, 1280, 480, 640, ResizeMode::kNotLarger), (A{360, 640}));    // DALI's example
+  EXPECT_EQ(size(480, 640, 1080, 1920, ResizeMode::kNotSmaller), (A{1440, 1920}));  // DALI's example
+  EXPECT_EQ(size(375, 500, 256, 256, ResizeMode::kNotSmaller), (A{256, 341}));  // resize_shorter=256
+  EXPECT_EQ(size(375, 500, 256, 256, ResizeMode::kNotLarger), (A{192, 256}));   // resize_longer=256
+  EXPECT_EQ(size(100, 1000, 256, 256, ResizeMode::kNotSmaller, 1000, 1000), (A{100, 1000}));  // max_size caps the scale
+  EXPECT_EQ(size(3, 3, 0.2, 0.2), (A{1, 1}));  // never below 1
+  EXPECT_EQ(size(10, 20, 0, 0), (A{10, 20}));  // nothing requested: unchanged
+}
+
+// external_source of uint8 HWC images -> op; returns outputs.
+std::vector<Batch> RunOnImages(const std::vector<std::vector<uint8_t>>& images, const std::vector<TensorShape>& shapes,
+                               OperatorDef op, int threads = 2) {
+  Pipeline p(Options(static_cast<int>(images.size()), threads));
+  auto e = p.AddOperator(OperatorDef("external_source").Name("src").Arg("layout", std::string("HWC")))[0];
+  op.Input(e);
+  auto out = p.AddOperator(op);
+  p.SetOutputs(out);
+  p.Build();
+  std::vector<Pipeline::ExternalSample> batch;
+  for (size_t i = 0; i < images.size(); ++i) batch.push_back({images[i].data(), shapes[i], DType::kUInt8});
+  for (int k = 0; k < 2; ++k) p.FeedInput("src", batch);
+  return p.Run();
+}
+
+std::vector<uint8_t> Pattern(int h, int w, int c, int seed) {
+  std::vector<uint8_t> v(static_cast<size_t>(h * w * c));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>((i * 131 + static_cast<size_t>(seed) * 17 + (i / 7) * 3) & 0xff);
+  return v;
+}
+
+TEST(ResizeOp, MatchesTheKernelAndDalisSizeArguments) {
+  auto img = Pattern(375, 500, 3, 1);
+  auto out = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("resize_shorter", 256.0));
+  ASSERT_EQ(out[0].shape(0), (TensorShape{256, 341, 3}));
+  std::vector<uint8_t> ref(256 * 341 * 3);
+  kernels::ResizeParams params;
+  params.roi = kernels::ResizeRoi{0, 0, 500, 375};
+  kernels::Resize(img.data(), 375, 500, 3, ref.data(), 256, 341, params);
+  EXPECT_EQ(SampleData<uint8_t>(out[0], 0), ref);
+
+  out = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("resize_x", 224.0).Arg("resize_y", 224.0).Arg("interp_type", std::string("INTERP_TRIANGULAR")));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{224, 224, 3}));
+  EXPECT_TRUE(out[0].is_contiguous());
+  out = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("size", std::vector<double>{100, 0}).Arg("dtype", std::string("float")));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{100, 133, 3}));
+  EXPECT_EQ(out[0].dtype(), DType::kFloat32);
+  // A negative extent mirrors.
+  auto flipped = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("resize_x", -500.0).Arg("resize_y", 375.0));
+  auto f = SampleData<uint8_t>(flipped[0], 0);
+  EXPECT_EQ(f[0], img[(499) * 3]);
+}
+
+TEST(ResizeOp, BadArgumentsAreClearErrors) {
+  auto img = Pattern(10, 10, 3, 1);
+  ExpectError([&] { RunOnImages({img}, {TensorShape{10, 10, 3}}, OperatorDef("resize")); }, {"no output size"});
+  ExpectError([&] { RunOnImages({img}, {TensorShape{10, 10, 3}}, OperatorDef("resize").Arg("resize_x", 5.0).Arg("resize_shorter", 5.0)); },
+              {"give one of"});
+  ExpectError([&] { RunOnImages({img}, {TensorShape{10, 10, 3}}, OperatorDef("resize").Arg("resize_x", 5.0).Arg("interp_type", std::string("BOX"))); },
+              {"interp_type", "unknown interpolation 'BOX'"});
+  ExpectError([&] { RunOnImages({img}, {TensorShape{10, 10, 3}}, OperatorDef("resize").Arg("resize_x", 5.0).Arg("mode", std::string("fit"))); },
+              {"mode"});
+}
+
+// Straightforward reference for crop_mirror_normalize to CHW float.
+std::vector<float> CmnReference(const std::vector<uint8_t>& img, int h, int w, int c, int cx, int cy, int cw, int ch,
+                                bool mirror, const std::vector<float>& mean, const std::vector<float>& stdv) {
+  std::vector<float> out(static_cast<size_t>(c * ch * cw));
+  for (int k = 0; k < c; ++k)
+    for (int y = 0; y < ch; ++y)
+      for (int x = 0; x < cw; ++x) {
+        const int sx = cx + (mirror ? cw - 1 - x : x), sy = cy + y;
+        out[static_cast<size_t>((k * ch + y) * cw + x)] = (img[static_cast<size_t>((sy * w + sx) * c + k)] - mean[static_cast<size_t>(k)]) / stdv[static_cast<size_t>(k)];
+      }
+  (void)h;
+  return out;
+}
+
+TEST(CropMirrorNormalizeOp, MatchesAReferenceWithPerSampleMirror) {
+  const std::vector<float> mean = {123.675f, 116.28f, 103.53f}, stdv = {58.395f, 57.12f, 57.375f};
+  std::vector<std::vector<uint8_t>> imgs = {Pattern(256, 300, 3, 1), Pattern(240, 260, 3, 2), Pattern(224, 224, 3, 3)};
+  std::vector<TensorShape> shapes = {TensorShape{256, 300, 3}, TensorShape{240, 260, 3}, TensorShape{224, 224, 3}};
+  Pipeline p(Options(3));
+  auto e = p.AddOperator(OperatorDef("external_source").Name("src"))[0];
+  auto m = p.AddOperator(OperatorDef("random.coin_flip"))[0];
+  auto out = p.AddOperator(OperatorDef("crop_mirror_normalize")
+                               .Input(e)
+                               .ArgInput("mirror", m)
+                               .Arg("crop", std::vector<double>{224, 224})
+                               .Arg("mean", std::vector<double>(mean.begin(), mean.end()))
+                               .Arg("std", std::vector<double>(stdv.begin(), stdv.end())))[0];
+  p.SetOutputs({out, m});
+  p.Build();
+  std::vector<Pipeline::ExternalSample> batch;
+  for (size_t i = 0; i < 3; ++i) batch.push_back({imgs[i].data(), shapes[i], DType::kUInt8});
+  p.FeedInput("src", batch);
+  p.FeedInput("src", batch);
+  auto res = p.Run();
+  EXPECT_EQ(res[0].layout(), "CHW");
+  EXPECT_TRUE(res[0].is_single_tensor());
+  for (int i = 0; i < 3; ++i) {
+    const int h = static_cast<int>(shapes[static_cast<size_t>(i)][0]), w = static_cast<int>(shapes[static_cast<size_t>(i)][1]);
+    const bool mirror = *static_cast<const int32_t*>(res[1].data(i)) != 0;
+    const int cx = static_cast<int>(std::lround(0.5 * (w - 224))), cy = static_cast<int>(std::lround(0.5 * (h - 224)));
+    auto ref = CmnReference(imgs[static_cast<size_t>(i)], h, w, 3, cx, cy, 224, 224, mirror, mean, stdv);
+    auto got = SampleData<float>(res[0], i);
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t k = 0; k < ref.size(); ++k) ASSERT_NEAR(got[k], ref[k], 1e-4f * std::max(1.f, std::abs(ref[k]))) << i << " " << k;
+  }
+}
+
+TEST(CropMirrorNormalizeOp, LayoutsTypesPaddingAndOutOfBounds) {
+  auto img = Pattern(8, 10, 3, 1);
+  auto out = RunOnImages({img}, {TensorShape{8, 10, 3}},
+                         OperatorDef("crop_mirror_normalize").Arg("output_layout", std::string("HWC")).Arg("pad_output", true).Arg("dtype", std::string("uint8")));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{8, 10, 4}));
+  auto v = SampleData<uint8_t>(out[0], 0);
+  EXPECT_EQ(v[0], img[0]);
+  EXPECT_EQ(v[3], 0);
+  out = RunOnImages({img}, {TensorShape{8, 10, 3}}, OperatorDef("crop_mirror_normalize").Arg("dtype", std::string("float16")));
+  EXPECT_EQ(out[0].dtype(), DType::kFloat16);
+  ExpectError([&] { RunOnImages({img}, {TensorShape{8, 10, 3}}, OperatorDef("crop_mirror_normalize").Arg("crop", std::vector<double>{20, 20})); },
+              {"outside", "out_of_bounds_policy"});
+  out = RunOnImages({img}, {TensorShape{8, 10, 3}},
+                    OperatorDef("crop_mirror_normalize").Arg("crop", std::vector<double>{20, 20}).Arg("out_of_bounds_policy", std::string("pad")).Arg("fill_values", std::vector<double>{-1.0}));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{3, 20, 20}));
+  EXPECT_EQ(SampleData<float>(out[0], 0)[0], -1.0f);
+  out = RunOnImages({img}, {TensorShape{8, 10, 3}},
+                    OperatorDef("crop_mirror_normalize").Arg("crop", std::vector<double>{20, 20}).Arg("out_of_bounds_policy", std::string("trim_to_shape")));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{3, 8, 10}));
+  ExpectError([&] { RunOnImages({img}, {TensorShape{8, 10, 3}}, OperatorDef("crop_mirror_normalize").Arg("std", std::vector<double>{0.0})); }, {"std"});
+  ExpectError([&] { RunOnImages({img}, {TensorShape{8, 10, 3}}, OperatorDef("crop_mirror_normalize").Arg("output_layout", std::string("NCHW"))); },
+              {"output_layout"});
+  ExpectError([&] { RunOnImages({img}, {TensorShape{8, 10, 3}}, OperatorDef("crop_mirror_normalize").Arg("mean", std::vector<double>{1, 2})); },
+              {"1 or 3 values"});
+}
+
+TEST(GeometryOps, CropFlipTransposeCast) {
+  auto img = Pattern(4, 6, 3, 5);
+  auto px = [&](int y, int x, int c) { return img[static_cast<size_t>((y * 6 + x) * 3 + c)]; };
+  auto out = RunOnImages({img}, {TensorShape{4, 6, 3}}, OperatorDef("crop").Arg("crop", std::vector<double>{2, 3}).Arg("crop_pos_x", 1.0).Arg("crop_pos_y", 0.0));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{2, 3, 3}));
+  EXPECT_EQ(SampleData<uint8_t>(out[0], 0)[0], px(0, 3, 0));
+
+  out = RunOnImages({img}, {TensorShape{4, 6, 3}}, OperatorDef("flip").Arg("horizontal", int64_t{1}).Arg("vertical", int64_t{1}));
+  EXPECT_EQ(SampleData<uint8_t>(out[0], 0)[0], px(3, 5, 0));
+
+  out = RunOnImages({img}, {TensorShape{4, 6, 3}}, OperatorDef("transpose").Arg("perm", std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{3, 4, 6}));
+  EXPECT_EQ(out[0].layout(), "CHW");
+  EXPECT_EQ(SampleData<uint8_t>(out[0], 0)[1 * 24 + 2 * 6 + 5], px(2, 5, 1));
+  ExpectError([&] { RunOnImages({img}, {TensorShape{4, 6, 3}}, OperatorDef("transpose").Arg("perm", std::vector<int64_t>{0, 0, 1})); }, {"perm"});
+  ExpectError([&] { RunOnImages({img}, {TensorShape{4, 6, 3}}, OperatorDef("transpose")); }, {"perm", "required"});
+
+  out = RunOnImages({img}, {TensorShape{4, 6, 3}}, OperatorDef("cast").Arg("dtype", std::string("float")));
+  EXPECT_EQ(out[0].dtype(), DType::kFloat32);
+  EXPECT_EQ(SampleData<float>(out[0], 0)[7], static_cast<float>(img[7]));
+}
+
+TEST(ImagePipeline, TrainPipelineIsDeterministicAcrossThreadCounts) {
+  std::vector<std::string> files;
+  for (const char* f : {"photo_500x375.jpg", "progressive.jpg", "cmyk.jpg", "gray.jpg", "orient_6.jpg", "palette.png"})
+    files.push_back(ImagePath(f));
+  std::vector<uint8_t> ref;
+  for (int threads : {1, 2, 4}) {
+    Pipeline p(Options(4, threads, 2024));
+    auto r = p.AddOperator(OperatorDef("readers.file").Arg("files", files).Arg("random_shuffle", true).Arg("initial_fill", int64_t{3}));
+    auto d = p.AddOperator(OperatorDef("decoders.image_random_crop").Input(r[0]))[0];
+    auto s = p.AddOperator(OperatorDef("resize").Input(d).Arg("resize_x", 64.0).Arg("resize_y", 64.0))[0];
+    auto m = p.AddOperator(OperatorDef("random.coin_flip"))[0];
+    auto c = p.AddOperator(OperatorDef("crop_mirror_normalize").Input(s).ArgInput("mirror", m)
+                               .Arg("mean", std::vector<double>{123.675, 116.28, 103.53}).Arg("std", std::vector<double>{58.395, 57.12, 57.375}))[0];
+    p.SetOutputs({c, r[1]});
+    p.Build();
+    std::vector<uint8_t> all;
+    for (int it = 0; it < 4; ++it) {
+      auto b = AllBytes(p.Run());
+      all.insert(all.end(), b.begin(), b.end());
+    }
+    if (threads == 1) ref = all;
+    else EXPECT_EQ(all, ref) << threads;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
