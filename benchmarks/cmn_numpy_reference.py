@@ -2,6 +2,7 @@
 """NumPy reference timing for bench_kernels_cmn.cc: crop 224x224 + mirror + normalize + HWC->CHW,
 uint8 -> float32, ImageNet mean/std. Usage: /usr/bin/python3 benchmarks/cmn_numpy_reference.py
 """
+import time
 import timeit
 
 import numpy as np
@@ -24,5 +25,5 @@ for name, hw, mirror in [("224 CHW f32", 224, False), ("224 CHW f32 mirror", 224
     img = rng.integers(0, 256, (hw, hw, 3), dtype=np.uint8)
     off = (hw - 224) // 2
     n = 300
-    best = min(timeit.repeat(lambda: cmn(img, off, off, mirror), number=n, repeat=7)) / n
+    best = min(timeit.repeat(lambda: cmn(img, off, off, mirror), number=n, repeat=7, timer=time.process_time)) / n
     print(f"NumPy {np.__version__} {name:22s} {best * 1e6:8.1f} us")

@@ -1,5 +1,6 @@
 // libFuzzer target: the tar parser and WebDataset grouping over arbitrary bytes. Must never crash,
 // read out of bounds or loop forever; malformed input may only throw sluice::Error.
+// Seed corpus: tests/data/readers/fuzz_tar/ (small GNU, PAX and ustar archives).
 #include <cstddef>
 #include <cstdint>
 

@@ -1,6 +1,7 @@
 // libFuzzer target: the WebDataset index parser over arbitrary text. Must never crash; malformed
 // input may only throw sluice::Error. Valid indices must describe non-overlapping, block-aligned
-// components inside the (pretended) archive.
+// components inside the (pretended) archive. The first 4 input bytes pick the archive size.
+// Seed corpus: tests/data/readers/fuzz_wds_index/.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -77,7 +77,10 @@ class Batch {
   // Dense-and-contiguous batches are also one (N, ...) tensor starting at data(0) if each
   // sample's size is a multiple of 64 bytes; this says whether that holds.
   bool is_single_tensor() const;
-  std::string device() const;  // "cpu" or "gpu"
+  // "cpu" or "gpu". A "gpu" batch's data() are device pointers on the pipeline's device_id; the
+  // batch is handed out complete (the executor has waited for its CUDA work), so it may be read
+  // from any stream or copied to the host without further synchronization.
+  std::string device() const;
   const TensorList& impl() const { return *impl_; }
 
   explicit Batch(std::shared_ptr<const TensorList> impl) : impl_(std::move(impl)) {}

@@ -76,6 +76,7 @@ void Pipeline::Build() {
   ExecutorConfig cfg;
   const auto& o = impl_->options;
   cfg.batch_size = o.batch_size;
+  cfg.device_id = o.device_id;
   cfg.num_threads = o.num_threads;
   cfg.seed = impl_->seed;
   cfg.pipelined = o.exec_pipelined;

@@ -75,6 +75,9 @@ void FloatRow(const TIn* in, int H, int W, const Prep& r, const CmnParams& p, in
       cmn_detail::RowU8ToF32Planar3(reinterpret_cast<const uint8_t*>(src), p.mirror, rb - ra, r.a, r.b, o, o + plane,
                                     o + 2 * plane);
       if (Co > C) std::fill(o + 3 * plane, o + 3 * plane + (rb - ra), 0.f);
+    } else if (std::is_same_v<TIn, uint8_t> && !r.chw && C == 3 && Co == 3) {
+      cmn_detail::RowU8ToF32Interleaved3(reinterpret_cast<const uint8_t*>(src), p.mirror, rb - ra, r.a, r.b,
+                                         &at(ra, 0));
     } else {
       const ptrdiff_t step = p.mirror ? -C : C;
       for (int x = ra; x < rb; ++x, src += step) {

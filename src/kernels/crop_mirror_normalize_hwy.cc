@@ -60,10 +60,37 @@ void RowU8ToF32Planar3Impl(const uint8_t* HWY_RESTRICT src, bool mirror, int n, 
   }
 }
 
+// HWC variant: de-interleave, normalize, re-interleave (StoreInterleaved3).
+void RowU8ToF32Interleaved3Impl(const uint8_t* HWY_RESTRICT src, bool mirror, int n, const float* a,
+                                const float* b, float* HWY_RESTRICT o) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<uint8_t, decltype(df)> d8;
+  const int N = int(hn::Lanes(df));
+  const auto a0 = hn::Set(df, a[0]), a1 = hn::Set(df, a[1]), a2 = hn::Set(df, a[2]);
+  const auto b0 = hn::Set(df, b[0]), b1 = hn::Set(df, b[1]), b2 = hn::Set(df, b[2]);
+  auto widen = [&](hn::Vec<decltype(d8)> v) { return hn::ConvertTo(df, hn::PromoteTo(di, v)); };
+  int x = 0;
+  for (; x + N <= n; x += N) {
+    hn::Vec<decltype(d8)> r, g, bb;
+    hn::LoadInterleaved3(d8, mirror ? src - 3 * (x + N - 1) : src + 3 * x, r, g, bb);
+    auto fr = hn::MulAdd(widen(r), a0, b0), fg = hn::MulAdd(widen(g), a1, b1), fb = hn::MulAdd(widen(bb), a2, b2);
+    if (mirror) {
+      fr = hn::Reverse(df, fr);
+      fg = hn::Reverse(df, fg);
+      fb = hn::Reverse(df, fb);
+    }
+    hn::StoreInterleaved3(fr, fg, fb, df, o + 3 * x);
+  }
+  for (; x < n; ++x) {
+    const uint8_t* s = mirror ? src - 3 * x : src + 3 * x;
+    for (int c = 0; c < 3; ++c) o[3 * x + c] = float(s[c]) * a[c] + b[c];
+  }
+}
+
 template <typename TInt>
 void ToIntRow(const float* HWY_RESTRICT in, size_t n, TInt* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<TInt, decltype(df)> dn;
   constexpr float lo = float(std::numeric_limits<TInt>::min()), hi = float(std::numeric_limits<TInt>::max());
   const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
@@ -111,6 +138,10 @@ HWY_EXPORT(RowU8ToF32Planar3Impl);
 void RowU8ToF32Planar3(const uint8_t* src, bool mirror, int n, const float* a, const float* b, float* o0, float* o1,
                        float* o2) {
   HWY_DYNAMIC_DISPATCH(RowU8ToF32Planar3Impl)(src, mirror, n, a, b, o0, o1, o2);
+}
+HWY_EXPORT(RowU8ToF32Interleaved3Impl);
+void RowU8ToF32Interleaved3(const uint8_t* src, bool mirror, int n, const float* a, const float* b, float* o) {
+  HWY_DYNAMIC_DISPATCH(RowU8ToF32Interleaved3Impl)(src, mirror, n, a, b, o);
 }
 HWY_EXPORT(ConvertFloatRowImpl);
 void ConvertFloatRow(const float* in, size_t n, DType t, void* out) {

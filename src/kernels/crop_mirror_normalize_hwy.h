@@ -12,6 +12,9 @@ namespace sluice::kernels::cmn_detail {
 void RowU8ToF32Planar3(const uint8_t* src, bool mirror, int n, const float* a, const float* b, float* o0,
                        float* o1, float* o2);
 
+// Same, interleaved output: o[3*i + c].
+void RowU8ToF32Interleaved3(const uint8_t* src, bool mirror, int n, const float* a, const float* b, float* o);
+
 // Converts n floats to `t` (kFloat16, kUInt8 or kInt8): integers round to nearest even and
 // saturate (NaN -> 0), float16 rounds to nearest even.
 void ConvertFloatRow(const float* in, size_t n, DType t, void* out);

@@ -269,6 +269,17 @@ void Executor::RunNode(int n, int slot, int64_t iteration) {
   }
 
   try {
+    // Input types the schema declares (checked here once, so operators can rely on them).
+    const auto& in_schemas = node.schema->inputs();
+    for (size_t k = 0; k < ws.inputs_.size() && k < in_schemas.size(); ++k) {
+      const auto& allowed = in_schemas[k].dtypes;
+      const DType t = ws.inputs_[k]->dtype();
+      if (!allowed.empty() && ws.inputs_[k]->num_samples() > 0 && std::find(allowed.begin(), allowed.end(), t) == allowed.end()) {
+        std::string names;
+        for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(ToString(a));
+        throw Error("input '" + in_schemas[k].name + "' must be " + names + ", got " + std::string(ToString(t)));
+      }
+    }
     std::vector<OutputDesc> descs = op.Setup(ws);
     if (!descs.empty()) {
       if (descs.size() != ws.outputs_.size())

@@ -56,7 +56,7 @@ int ApplyScaledDecode(std::vector<OpSpec>& specs, const std::vector<std::string>
   for (const auto& e : outputs) ++uses[e];
   int changed = 0;
   for (auto& s : specs) {
-    if (s.op.rfind("decoders.image", 0) != 0 || s.device != "cpu" || s.outputs.empty()) continue;
+    if (s.op.rfind("decoders.image", 0) != 0 || (s.device != "cpu" && s.device != "mixed") || s.outputs.empty()) continue;
     if (auto it = s.args.find("scaled_decode"); it != s.args.end() && !std::get<bool>(it->second)) continue;
     if (s.args.count("decode_size_hint")) continue;
     const std::string& edge = s.outputs[0];

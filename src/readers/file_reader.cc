@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include <sluice/error.h>
 
@@ -85,34 +86,54 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
     data_shapes_.assign(n, TensorShape{0});
     label_shapes_.assign(n, TensorShape{1});
   }
-  // Sizes first (the batch is resized at once), then the contents.
+  auto fail = [&](const Error& e, size_t i, const std::string& path) {
+    Error::Context c;
+    c.op = name();
+    c.source = path;
+    c.sample = static_cast<int>(i);
+    return e.WithContext(c);
+  };
+  // Sizes first (the batch is resized at once), then the contents. Small batches keep their files
+  // open between the two passes (open + fstat); big ones stat first so as not to hold many fds.
+  const bool keep_open = n <= kMaxOpenFilesPerBatch;
+  open_.clear();
   for (size_t i = 0; i < n; ++i) {
-    const FileLabel& f = files_[static_cast<size_t>(indices[i])];
-    struct stat st;
-    if (::stat(f.path.c_str(), &st) != 0)
-      throw Error("cannot open " + f.path + ": " + std::strerror(errno), OpContext("", f.path));
-    data_shapes_[i][0] = static_cast<int64_t>(st.st_size);
+    const std::string& path = files_[static_cast<size_t>(indices[i])].path;
+    if (keep_open) {
+      try {
+        open_.emplace_back(path, options().read_ahead);
+      } catch (const Error& e) {
+        throw fail(e, i, path);
+      }
+      data_shapes_[i][0] = open_.back().size();
+    } else {
+      struct stat st;
+      if (::stat(path.c_str(), &st) != 0)
+        throw fail(Error("cannot open " + path + ": " + std::strerror(errno)), i, path);
+      data_shapes_[i][0] = static_cast<int64_t>(st.st_size);
+    }
   }
   TensorList& data = outs[0];
   TensorList& labels = outs[1];
   data.Resize(data_shapes_, DType::kUInt8, cfg, false);
   labels.Resize(label_shapes_, DType::kInt32, cfg, true);
-  const bool use_mmap = !options().dont_use_mmap;
+  // Mapping a whole small file, copying it out and unmapping costs more than one pread (Sluice
+  // copies into its own buffers; DALI could hand the mapping over instead), so mmap is only used
+  // for big files.
+  const bool allow_mmap = !options().dont_use_mmap;
   for (size_t i = 0; i < n; ++i) {
     const int si = static_cast<int>(i);
     const FileLabel& f = files_[static_cast<size_t>(indices[i])];
     try {
-      WholeFile file(f.path, options().read_ahead);
+      std::optional<WholeFile> opened;
+      if (!keep_open) opened.emplace(f.path, options().read_ahead);
+      const WholeFile& file = keep_open ? open_[i] : *opened;
       if (file.size() != data_shapes_[i][0])
         throw Error("file changed size while being read (" + std::to_string(data_shapes_[i][0]) + " -> " +
                     std::to_string(file.size()) + " bytes)");
-      file.ReadAll(data.raw_mutable_sample(si), use_mmap);
+      file.ReadAll(data.raw_mutable_sample(si), allow_mmap && file.size() >= kFileReaderMmapMinBytes);
     } catch (const Error& e) {
-      Error::Context c;
-      c.op = name();
-      c.source = f.path;
-      c.sample = si;
-      throw e.WithContext(c);
+      throw fail(e, i, f.path);
     }
     SourceInfo& src = data.source(si);
     src.path = f.path;
@@ -121,6 +142,7 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
     labels.source(si) = src;
     *labels.mutable_sample<int32_t>(si) = f.label;
   }
+  open_.clear();
   data.set_layout("");
   labels.set_layout("");
 }

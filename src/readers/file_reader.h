@@ -5,11 +5,18 @@
 #include <vector>
 
 #include "readers/file_list.h"
+#include "readers/file_source.h"
 #include "readers/reader_operator.h"
 
 namespace sluice {
 
 class OperatorRegistry;
+
+// readers.file maps files (unless dont_use_mmap) only from this size on; smaller ones are read with
+// pread, which is faster when the bytes are copied into the reader's buffers anyway.
+inline constexpr int64_t kFileReaderMmapMinBytes = int64_t{1} << 20;
+// Batches up to this size keep their files open between sizing and reading (saves a stat each).
+inline constexpr size_t kMaxOpenFilesPerBatch = 256;
 
 class FileReader : public ReaderOperator {
  public:
@@ -38,6 +45,7 @@ class FileReader : public ReaderOperator {
   std::vector<FileLabel> files_;
   // Loader-thread scratch, reused every batch.
   std::vector<TensorShape> data_shapes_, label_shapes_;
+  std::vector<WholeFile> open_;
 };
 
 void RegisterFileReader(OperatorRegistry& r);

@@ -91,8 +91,8 @@ void FileSource::ReadAt(int64_t offset, size_t len, void* dst) const {
   }
 }
 
-WholeFile::WholeFile(const std::string& path, bool read_ahead) : path_(path) {
-  fd_ = OpenRegular(path_, &size_);
+WholeFile::WholeFile(const std::string& path, bool read_ahead) : path_(&path) {
+  fd_ = OpenRegular(path, &size_);
   if (read_ahead && size_ > 0) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_WILLNEED);
 }
 
@@ -105,7 +105,7 @@ WholeFile::WholeFile(WholeFile&& o) noexcept { *this = std::move(o); }
 WholeFile& WholeFile::operator=(WholeFile&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
-    path_ = std::move(o.path_);
+    path_ = o.path_;
     fd_ = o.fd_;
     size_ = o.size_;
     o.fd_ = -1;
@@ -124,7 +124,7 @@ void WholeFile::ReadAll(void* dst, bool use_mmap) const {
       return;
     }
   }
-  PreadFully(fd_, 0, static_cast<size_t>(size_), dst, path_);
+  PreadFully(fd_, 0, static_cast<size_t>(size_), dst, *path_);
 }
 
 }  // namespace sluice

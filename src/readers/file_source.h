@@ -69,7 +69,7 @@ class FileSource : public ByteSource {
 // once it knows the size. Reuses nothing but is free of heap allocation.
 class WholeFile {
  public:
-  // Opens `path`; throws sluice::Error naming it on failure.
+  // Opens `path` (which must outlive this object); throws sluice::Error naming it on failure.
   WholeFile(const std::string& path, bool read_ahead);
   ~WholeFile();
   WholeFile(WholeFile&& o) noexcept;
@@ -82,7 +82,7 @@ class WholeFile {
   void ReadAll(void* dst, bool use_mmap) const;
 
  private:
-  std::string path_;
+  const std::string* path_ = nullptr;
   int fd_ = -1;
   int64_t size_ = 0;
 };

@@ -220,6 +220,7 @@ void ReaderOperator::Rethrow(std::exception_ptr e, int64_t iteration) const {
 }
 
 std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
+  std::lock_guard<std::mutex> consumer(consumer_mu_);
   if (failed_) Rethrow(failed_, ws.iteration());
   EnsureInit();
   if (ws.num_outputs() != NumOutputs())
@@ -261,6 +262,7 @@ std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
 }
 
 std::string ReaderOperator::SerializeState() {
+  std::lock_guard<std::mutex> consumer(consumer_mu_);
   if (pending_restore_) return *pending_restore_;
   if (seq_) return consumer_state_;
   // Not started yet: the initial state (the batch size is not part of the state).
@@ -276,6 +278,7 @@ std::string ReaderOperator::SerializeState() {
 }
 
 void ReaderOperator::RestoreState(const std::string& state) {
+  std::lock_guard<std::mutex> consumer(consumer_mu_);
   failed_ = nullptr;
   if (!seq_) {
     // Validate the text now; apply it when the loader starts.

@@ -68,8 +68,9 @@ class ReaderOperator : public Operator {
 
   // The reader's position: the state after the last batch Setup returned (the initial state
   // before the first). Restoring it (before or after the first batch) makes the following batches
-  // identical to those the saved reader would have returned. Call from the thread that runs the
-  // pipeline, between iterations.
+  // identical to those the saved reader would have returned. Thread-safe with respect to Setup
+  // (they serialise on consumer_mu_); an asynchronous executor that has already run ahead must
+  // drop its queued batches itself when it restores.
   std::string SerializeState();
   void RestoreState(const std::string& state);
 
@@ -125,7 +126,9 @@ class ReaderOperator : public Operator {
   mutable std::once_flag init_once_;
   mutable int64_t num_samples_ = 0;
 
-  // Consumer side (the thread calling Setup / SerializeState / RestoreState).
+  // Consumer side: Setup / SerializeState / RestoreState hold consumer_mu_ (lock order:
+  // consumer_mu_, then mu_).
+  std::mutex consumer_mu_;
   int batch_size_ = 0;
   uint64_t seed_ = 0;
   MemoryConfig memory_;

@@ -67,7 +67,8 @@ void ResolveWdsSamples(const std::vector<WdsSample>& samples, int32_t archive, c
   std::vector<int> match(static_cast<size_t>(n_out));
   for (size_t si = 0; si < samples.size(); ++si) {
     const WdsSample& s = samples[si];
-    const std::string key = s.key.empty() ? "#" + std::to_string(si) : s.key;
+    std::string key = s.key;
+    if (key.empty()) key.append("#").append(std::to_string(si));  // v1.1 indices have no names
     bool missing = false;
     for (int o = 0; o < n_out; ++o) {
       int found = -1;

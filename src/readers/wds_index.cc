@@ -171,7 +171,7 @@ std::vector<WdsSample> ParseWdsIndex(std::string_view text, const std::string& i
   for (size_t i = 1; i < all.size(); ++i) {
     const WdsComponent* a = all[i - 1];
     const WdsComponent* b = all[i];
-    if (b->offset < a->offset + a->size || (b->offset == a->offset))
+    if (b->offset == a->offset || b->offset - a->offset < a->size)  // sorted: no overflow
       fail(b->line, "component '" + b->ext + "' at offset " + std::to_string(b->offset) +
                         " overlaps component '" + a->ext + "' at offset " + std::to_string(a->offset) + " (line " +
                         std::to_string(a->line) + ")");

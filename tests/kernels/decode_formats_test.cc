@@ -113,5 +113,50 @@ TEST(DecodeFormats, CorruptInputsThrow) {
   EXPECT_THROW(Decode(std::vector<uint8_t>(pbm.begin(), pbm.end())), Error);
 }
 
+std::vector<uint8_t> Bytes(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+
+TEST(DecodeFormats, PnmMaxvalAndSixteenBit) {
+  // 2x1 P5 with maxval 1000, 16-bit big-endian samples 0 and 1000 -> 0 and 255.
+  std::string p5 = "P5\n# c\n2 1\n1000\n";
+  p5 += std::string("\x00\x00\x03\xe8", 4);
+  Image g = Decode(Bytes(p5));
+  ASSERT_EQ(g.c, 3);
+  EXPECT_EQ(g.at(0, 0, 0), 0);
+  EXPECT_EQ(g.at(0, 1, 1), 255);
+  // ASCII with maxval 3: 0 1 2 3 -> 0 85 170 255.
+  DecodeParams gp;
+  gp.output_type = OutputColor::kAnyData;
+  Image a = Decode(Bytes("P2 4 1 3\n0 1 2 3\n"), gp);
+  ASSERT_EQ(a.c, 1);
+  EXPECT_EQ(a.data, (std::vector<uint8_t>{0, 85, 170, 255}));
+  EXPECT_THROW(Decode(Bytes("P2 4 1 3\n0 1 2 4\n")), Error);  // sample > maxval
+  EXPECT_THROW(Decode(Bytes("P5 4 1 0\n....")), Error);        // maxval 0
+  EXPECT_THROW(Decode(Bytes("P6 -4 1 255\n")), Error);
+}
+
+TEST(DecodeFormats, BmpTopDownAndBitfields) {
+  // 2x2, 32-bit BI_BITFIELDS with standard masks, top-down (negative height).
+  std::vector<uint8_t> b(14 + 40 + 12 + 16, 0);
+  auto put32 = [&](size_t at, uint32_t v) { for (int i = 0; i < 4; ++i) b[at + i] = uint8_t(v >> (8 * i)); };
+  b[0] = 'B'; b[1] = 'M';
+  put32(2, uint32_t(b.size()));
+  put32(10, 14 + 40 + 12);
+  put32(14, 40);
+  put32(18, 2);
+  put32(22, uint32_t(-2));
+  b[26] = 1;
+  b[28] = 32;
+  put32(30, 3);
+  put32(54, 0xFF0000); put32(58, 0xFF00); put32(62, 0xFF);
+  const uint8_t px[16] = {1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0, 10, 11, 12, 0};  // BGRX
+  std::copy(px, px + 16, b.begin() + 66);
+  Image img = Decode(b);
+  ASSERT_EQ(img.w, 2);
+  ASSERT_EQ(img.h, 2);
+  EXPECT_EQ(img.data, (std::vector<uint8_t>{3, 2, 1, 6, 5, 4, 9, 8, 7, 12, 11, 10}));
+  put32(62, 0xFF000000);  // non-standard masks are rejected
+  EXPECT_THROW(Decode(b), Error);
+}
+
 }  // namespace
 }  // namespace sluice::kernels

@@ -336,3 +336,24 @@ TEST(Executor, InvalidOptionsAreRejected) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(Executor, InputTypesAreCheckedAgainstTheSchema) {
+  Pipeline p(Opts(2, 1));
+  auto c = p.AddOperator(OperatorDef("testing.counter"))[0];  // int64
+  auto d = p.AddOperator(OperatorDef("decoders.image").Name("dec").Input(c))[0];
+  p.SetOutputs({d});
+  p.Build();
+  try {
+    p.Run();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.context().op, "dec");
+    EXPECT_NE(std::string(e.what()).find("input 'data' must be uint8, got int64"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sluice

@@ -36,7 +36,9 @@ struct Dataset {
       for (int i = 0; i < (c == 0 ? 5 : 4); ++i, ++k) {
         char name[64];
         std::snprintf(name, sizeof(name), "c%d/%02d.jpg", c, i);
-        testing::WriteFile(dir / name, Content(100 + static_cast<size_t>(k) * 37, static_cast<unsigned>(k)));
+        // One file is big enough to be read through mmap (kFileReaderMmapMinBytes).
+        const size_t size = k == 6 ? (size_t{3} << 19) : 100 + static_cast<size_t>(k) * 37;
+        testing::WriteFile(dir / name, Content(size, static_cast<unsigned>(k)));
         paths.push_back(dir / name);
         labels.push_back(c);
       }

@@ -355,6 +355,13 @@ TEST(WdsIndex, MalformedIndicesNameFileAndLine) {
   }
 }
 
+TEST(WdsIndex, HugeValuesWithoutArchiveSizeDoNotOverflow) {
+  const std::string msg = ErrorOf([] {
+    ParseWdsIndex("v1.2 2\njpg 512 9223372036854775807 a.jpg\njpg 1024 1 b.jpg\n", "big.idx", -1);
+  });
+  EXPECT_NE(msg.find("overlaps"), std::string::npos) << msg;
+}
+
 TEST(WdsIndex, WriterRefusesWhitespaceInNames) {
   WdsSample s;
   s.key = "a b";

@@ -67,7 +67,9 @@ __device__ __forceinline__ To ConvertSat(From from) {
       return To(v);
     } else {
       if (v > std::numeric_limits<To>::max()) return std::numeric_limits<To>::max();
-      if (v < std::numeric_limits<To>::min()) return std::numeric_limits<To>::min();
+      if constexpr (std::is_signed_v<F>) {
+        if (v < std::numeric_limits<To>::min()) return std::numeric_limits<To>::min();
+      }
       return To(v);
     }
   }

@@ -26,7 +26,8 @@ __global__ void CmnKernel(const CmnSampleDesc* __restrict__ descs) {
       if (c < C) {
         if (inside) {
           const float s = float(in[(int64_t(sy) * d.in_w + sx) * C + c]);
-          v[c] = ConvertOutF<TOut>(__fadd_rn(__fmul_rn(s, d.a[c]), d.b[c]));
+          const float f = d.fma ? __fmaf_rn(s, d.a[c], d.b[c]) : __fadd_rn(__fmul_rn(s, d.a[c]), d.b[c]);
+          v[c] = ConvertOutF<TOut>(f);
         } else {
           v[c] = ConvertOutF<TOut>(d.fill[c]);
         }

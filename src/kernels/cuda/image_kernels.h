@@ -14,8 +14,10 @@
 namespace sluice::kernels::cuda {
 
 // ---- crop_mirror_normalize (kernels/crop_mirror_normalize.h) ----
-// out[c] = convert(in[c] * a[c] + b[c]) (multiply, then add: no fused multiply-add, like the CPU
-// scalar path), fill[c] (already an output value) outside the image, 0 in the padded channel.
+// out[c] = convert(in[c] * a[c] + b[c]), fill[c] (already an output value) outside the image, 0 in
+// the padded channel. `fma` picks a fused multiply-add (the CPU kernel's SIMD rows: uint8 RGB
+// input without channel padding) or a rounded product then a rounded sum (its scalar rows), so
+// that float results match the CPU bit for bit wherever the CPU's choice is known.
 struct CmnSampleDesc {
   const void* in;  // HWC, in_type
   void* out;       // out_h x out_w x out_channels (HWC) or out_channels x out_h x out_w (CHW)
@@ -23,6 +25,7 @@ struct CmnSampleDesc {
   int crop_x, crop_y, out_w, out_h;
   int out_channels;  // channels, or channels + 1 with pad_output
   int mirror;
+  int fma;
   float a[4], b[4], fill[4];
 };
 // in_type: uint8 or float32; out_type: float32, float16, uint8, int8.

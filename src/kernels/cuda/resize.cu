@@ -15,9 +15,10 @@ template <typename TAcc> __device__ __forceinline__ TAcc Init() {
   if constexpr (std::is_same_v<TAcc, int32_t>) return kRound;
   else return 0.f;
 }
-// acc + v * w; float: a rounded product then a rounded sum (no FMA), as the CPU's Mul then Add.
+// acc + v * w. Float: fused, as the CPU kernel's Add(acc, Mul(v, w)) is compiled for its AVX2 and
+// AVX-512 targets (GCC contracts it to vfmadd); the taps are summed in the same order.
 __device__ __forceinline__ int32_t Mac(int32_t acc, int32_t v, int32_t w) { return acc + v * w; }
-__device__ __forceinline__ float Mac(float acc, float v, float w) { return __fadd_rn(acc, __fmul_rn(v, w)); }
+__device__ __forceinline__ float Mac(float acc, float v, float w) { return __fmaf_rn(v, w, acc); }
 
 template <typename TAcc, typename TOut>
 __device__ __forceinline__ TOut Store(TAcc acc) {

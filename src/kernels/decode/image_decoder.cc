@@ -85,16 +85,19 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
   if (info.format == ImageFormat::kJpeg && (p.target_width > 0 || p.target_height > 0)) {
     const int tw = swap ? p.target_height : p.target_width, th = swap ? p.target_width : p.target_height;
     for (int cand : {1, 2, 4}) {
-      if ((s.w * cand + 7) / 8 >= tw && (s.h * cand + 7) / 8 >= th) {
+      if ((int64_t(s.w) * cand + 7) / 8 >= tw && (int64_t(s.h) * cand + 7) / 8 >= th) {
         n = cand;
         break;
       }
     }
   }
   plan.scale_num = n;
-  const int sw = (info.width * n + 7) / 8, sh = (info.height * n + 7) / 8;
-  const int x0 = s.x * n / 8, y0 = s.y * n / 8;
-  const int x1 = std::min(sw, ((s.x + s.w) * n + 7) / 8), y1 = std::min(sh, ((s.y + s.h) * n + 7) / 8);
+  // 64-bit intermediates: extents up to 2^30 times the numerator would overflow int.
+  auto scaled_floor = [n](int v) { return int(int64_t(v) * n / 8); };
+  auto scaled_ceil = [n](int v) { return int((int64_t(v) * n + 7) / 8); };
+  const int sw = scaled_ceil(info.width), sh = scaled_ceil(info.height);
+  const int x0 = scaled_floor(s.x), y0 = scaled_floor(s.y);
+  const int x1 = std::min(sw, scaled_ceil(s.x + s.w)), y1 = std::min(sh, scaled_ceil(s.y + s.h));
   plan.raw_x = x0;
   plan.raw_y = y0;
   plan.raw_w = std::max(1, x1 - x0);
@@ -106,7 +109,11 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
 }
 
 DecodePlan DecodeImage(std::span<const uint8_t> data, const DecodeParams& params, uint8_t* out, size_t out_size) {
-  const ImageInfo info = PeekImage(data);
+  return DecodeImage(data, PeekImage(data), params, out, out_size);
+}
+
+DecodePlan DecodeImage(std::span<const uint8_t> data, const ImageInfo& info, const DecodeParams& params,
+                       uint8_t* out, size_t out_size) {
   const DecodePlan plan = PlanDecode(info, params);
   if (out_size < plan.size_bytes())
     throw Error("decode output buffer too small: " + std::to_string(out_size) + " bytes, need " +

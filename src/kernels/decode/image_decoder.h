@@ -83,4 +83,13 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& params);
 DecodePlan DecodeImage(std::span<const uint8_t> data, const DecodeParams& params, uint8_t* out,
                        size_t out_size);
 
+// Same, reusing the ImageInfo the caller already got from PeekImage(data) during setup (saves
+// re-parsing the headers). `info` must come from these very bytes.
+DecodePlan DecodeImage(std::span<const uint8_t> data, const ImageInfo& info, const DecodeParams& params,
+                       uint8_t* out, size_t out_size);
+
+// Frees this thread's decode scratch buffers (they otherwise keep the size of the largest image
+// decoded on the thread until it exits). Cheap to call between epochs or after an outlier image.
+void ReleaseDecodeScratch();
+
 }  // namespace sluice::kernels

@@ -36,10 +36,11 @@ struct JpegErr {
 void EmitMessage(j_common_ptr cinfo, int level) {
   if (level >= 0) return;  // trace messages
   int code = cinfo->err->msg_code;
-  if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC ||
-      code == JWRN_NOT_SEQUENTIAL || code == JWRN_BOGUS_PROGRESSION)
-    ErrorExit(cinfo);
-  cinfo->err->num_warnings++;  // benign (e.g. extraneous bytes before a marker): ignored
+  // Missing or damaged entropy-coded data: libjpeg would pad with grey and "succeed".
+  if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC) ErrorExit(cinfo);
+  // Recoverable oddities (extraneous bytes before a marker, unusual progression, ...) are
+  // ignored as TurboJPEG does by default: real-world files carry them and decode fine.
+  cinfo->err->num_warnings++;
 }
 
 void InitErr(jpeg_decompress_struct* cinfo, JpegErr* err) {

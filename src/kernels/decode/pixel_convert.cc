@@ -173,10 +173,17 @@ CropWindow OrientedToStored(const CropWindow& r, int W, int H, int o) {
   }
 }
 
+namespace {
+// Grows only; freed at thread exit or by ReleaseDecodeScratch. Slots: 0 = full native image or
+// un-oriented window, 1 = JPEG row batch.
+std::vector<uint8_t>* ScratchBuffers() {
+  thread_local std::vector<uint8_t> buffers[2];
+  return buffers;
+}
+}  // namespace
+
 uint8_t* Scratch(int slot, size_t bytes) {
-  // Grows only; freed at thread exit. Slots: 0 = full native image / un-oriented window, 1 = rows.
-  thread_local std::vector<uint8_t> buffers[3];
-  auto& b = buffers[slot];
+  auto& b = ScratchBuffers()[slot];
   if (b.size() < bytes) {
     b.clear();
     b.shrink_to_fit();
@@ -186,3 +193,9 @@ uint8_t* Scratch(int slot, size_t bytes) {
 }
 
 }  // namespace sluice::kernels::decode_detail
+
+namespace sluice::kernels {
+void ReleaseDecodeScratch() {
+  for (int i = 0; i < 2; ++i) std::vector<uint8_t>().swap(decode_detail::ScratchBuffers()[i]);
+}
+}  // namespace sluice::kernels

@@ -68,6 +68,8 @@ ImageInfo PeekPnm(std::span<const uint8_t> d) {
 NativeImage DecodePnm(std::span<const uint8_t> d, const ImageInfo& info) {
   const PnmHeader h = ParsePnm(d);
   const size_t n = size_t(h.width) * size_t(h.height) * size_t(h.channels);
+  // Every sample takes at least one byte of input: reject impossible sizes before allocating.
+  if (h.data_offset > d.size() + 1 || d.size() + 1 - h.data_offset < n) throw Error("truncated PNM: pixel data too short");
   uint8_t* buf = Scratch(0, n);
   const uint32_t maxval = uint32_t(h.maxval);
   auto scale = [maxval](uint32_t v) -> uint8_t {

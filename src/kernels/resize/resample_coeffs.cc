@@ -77,9 +77,10 @@ void ComputeAxisCoeffs(int in_size, double roi0, double roi1, int out_size, cons
   int taps = 1;
   for (int i = 0; i < out_size; ++i) {
     const double center = roi0 + (i + 0.5) * scale;
-    int xmin = int(center - support + 0.5);
+    // Clamp in double first: a far-away ROI must not overflow the int conversion.
+    int xmin = int(std::clamp(center - support + 0.5, -1.0, in_size + 1.0));
     if (xmin < 0) xmin = 0;
-    int xmax = int(center + support + 0.5);
+    int xmax = int(std::clamp(center + support + 0.5, -1.0, in_size + 1.0));
     if (xmax > in_size) xmax = in_size;
     if (xmin >= in_size) xmin = in_size - 1;  // window entirely outside: use the nearest edge pixel
     xmax = std::max(xmax - xmin, 1);
@@ -121,7 +122,7 @@ void ComputeNearest(int in_size, double roi0, double roi1, int out_size, int32_t
   const double scale = (roi1 - roi0) / out_size;
   double xo = roi0 + scale * 0.5;
   for (int i = 0; i < out_size; ++i, xo += scale) {
-    const int s = xo < 0.0 ? -1 : int(xo);
+    const int s = xo < 0.0 ? -1 : int(std::min(xo, double(in_size)));
     idx[i] = std::clamp(s, 0, in_size - 1);
   }
 }

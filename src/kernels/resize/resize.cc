@@ -2,6 +2,9 @@
 // (Pillow's order), dispatch between the 22-bit fixed-point uint8 path and the float path.
 #include "kernels/resize/resize.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -32,6 +35,34 @@ T* Grow(std::vector<T>& v, size_t n) {
   return v.data();
 }
 
+// out(y, x) = in(ys[y], xs[x]) with type conversion (float -> uint8 rounds and saturates).
+template <int C, typename TIn, typename TOut>
+void GatherPixels(const TIn* in, size_t in_pitch, const int32_t* xs, const int32_t* ys, int out_w, int out_h,
+                  TOut* out) {
+  for (int y = 0; y < out_h; ++y) {
+    const TIn* srow = in + size_t(ys[y]) * in_pitch;
+    TOut* d = out + size_t(y) * size_t(out_w) * C;
+    int x = 0;
+    if constexpr (C == 3 && sizeof(TIn) == 1 && std::is_same_v<TIn, TOut>) {
+      // 4-byte moves: the extra byte lands on the next pixel, which is written right after.
+      // Stops one pixel early on both sides so neither the source nor the row overruns.
+      const int32_t max_src = int32_t((in_pitch / 3) - 1);
+      for (; x + 1 < out_w && xs[x] < max_src; ++x, d += 3) std::memcpy(d, srow + size_t(xs[x]) * 3, 4);
+    }
+    for (; x < out_w; ++x, d += C) {
+      const TIn* sp = srow + size_t(xs[x]) * C;
+      if constexpr (std::is_same_v<TIn, TOut>) {
+        std::memcpy(d, sp, C * sizeof(TIn));
+      } else {
+        for (int c = 0; c < C; ++c) {
+          if constexpr (std::is_same_v<TOut, uint8_t>) d[c] = uint8_t(std::clamp(std::nearbyint(sp[c]), 0.f, 255.f));
+          else d[c] = TOut(sp[c]);
+        }
+      }
+    }
+  }
+}
+
 template <typename TIn, typename TOut>
 void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, int out_w, const ResizeParams& p) {
   if (in_h <= 0 || in_w <= 0 || out_h <= 0 || out_w <= 0)
@@ -46,6 +77,16 @@ void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, 
   ComputeAxisCoeffs(in_w, roi.x0, roi.x1, out_w, p, &s.cx);
   ComputeAxisCoeffs(in_h, roi.y0, roi.y1, out_h, p, &s.cy);
   const int ne = out_w * C, xt = s.cx.taps, yt = s.cy.taps;
+  const size_t in_pitch = size_t(in_w) * size_t(C);
+  if (xt == 1 && yt == 1) {  // nearest (or copy) on both axes: weights are 1, a pure gather
+    switch (C) {
+      case 1: GatherPixels<1>(in, in_pitch, s.cx.start.data(), s.cy.start.data(), out_w, out_h, out); break;
+      case 2: GatherPixels<2>(in, in_pitch, s.cx.start.data(), s.cy.start.data(), out_w, out_h, out); break;
+      case 3: GatherPixels<3>(in, in_pitch, s.cx.start.data(), s.cy.start.data(), out_w, out_h, out); break;
+      default: GatherPixels<4>(in, in_pitch, s.cx.start.data(), s.cy.start.data(), out_w, out_h, out); break;
+    }
+    return;
+  }
   const int rows = s.cy.last - s.cy.first;
   int32_t* offs = Grow(s.offs, size_t(ne));
   int32_t* ystart = Grow(s.ystart, size_t(out_h));
@@ -75,13 +116,14 @@ void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, 
   TMid* mid = Grow(mid_v, size_t(rows) * size_t(ne));
   TAcc* row = Grow(row_v, size_t(in_w) * size_t(C));
 
-  const size_t in_pitch = size_t(in_w) * size_t(C);
   Horz(HorzArgs<TIn, TAcc, TMid>{in + size_t(s.cy.first) * in_pitch, in_pitch, in_w * C, rows, offs, xc, xt, C, ne,
                                  mid, size_t(ne), row});
   Vert(VertArgs<TMid, TAcc, TOut>{mid, size_t(ne), ne, ystart, yc, yt, out_h, out, size_t(ne)});
 }
 
 }  // namespace
+
+void ReleaseResizeScratch() { GetScratch() = Scratch{}; }
 
 void Resize(const uint8_t* in, int in_h, int in_w, int c, uint8_t* out, int out_h, int out_w, const ResizeParams& p) {
   ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);

@@ -50,4 +50,7 @@ void Resize(const float* in, int in_h, int in_w, int channels, float* out, int o
 void Resize(const float* in, int in_h, int in_w, int channels, uint8_t* out, int out_h, int out_w,
             const ResizeParams& params);
 
+// Frees this thread's resize scratch (coefficient tables and intermediate image).
+void ReleaseResizeScratch();
+
 }  // namespace sluice::kernels

@@ -1,0 +1,30 @@
+"""Sluice: a C++ data-loading and augmentation library whose Python API follows NVIDIA DALI's.
+
+Port a DALI pipeline by changing ``nvidia.dali`` to ``sluice``::
+
+    from sluice import pipeline_def, fn, types
+    from sluice.plugin.pytorch import DALIClassificationIterator
+"""
+try:
+    from . import _sluice  # noqa: F401  (the C++ core)
+except ImportError as e:  # a source checkout without the built module
+    raise ImportError("sluice's extension module sluice._sluice is not built: run scripts/python_env.sh, then "
+                      "configure with -DSLUICE_BUILD_PYTHON=ON and build the target _sluice") from e
+from .errors import ArgumentError, SluiceError
+from . import types
+from .pipeline import Pipeline
+from .pipeline_def import pipeline_def
+from .data_node import DataNode
+from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
+from . import fn, ops
+from .external_source import ExternalSource, external_source
+from .device import cuda_available, cuda_built
+
+fn.external_source = external_source
+ops.ExternalSource = ExternalSource
+
+__version__ = "0.1.0"
+
+__all__ = ["Pipeline", "pipeline_def", "fn", "ops", "types", "DataNode", "TensorCPU", "TensorListCPU", "TensorGPU",
+           "TensorListGPU", "SluiceError", "ArgumentError", "ExternalSource", "external_source", "cuda_available",
+           "cuda_built"]

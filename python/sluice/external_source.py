@@ -1,0 +1,164 @@
+"""external_source: batches produced by Python code and fed to the pipeline before each iteration.
+
+``source`` may be a callable, an iterable, or a generator function. The pipeline calls it before
+every ``schedule_run`` and feeds the result (NumPy arrays, anything ``np.asarray`` accepts, or
+``bytes`` as uint8) into the C++ ``external_source`` operator. ``StopIteration`` from the source
+ends the epoch: ``run()`` raises it once the batches already scheduled are consumed; ``reset()``
+starts the next epoch. ``cycle=True``/``"quiet"`` restarts an exhausted iterable silently;
+``cycle="raise"`` ends the epoch and restarts it on ``reset()``.
+"""
+import collections
+import collections.abc
+import inspect
+import itertools
+
+import numpy as np
+
+from .errors import ArgumentError
+from .graph import make_call
+
+SampleInfo = collections.namedtuple("SampleInfo", "idx_in_epoch idx_in_batch iteration epoch_idx")
+BatchInfo = collections.namedtuple("BatchInfo", "iteration epoch_idx")
+
+_names = itertools.count()
+
+
+class ExternalSourceGroup:
+    """The Python side of one external_source call: its source and the C++ operators it feeds."""
+
+    def __init__(self, source, num_outputs, cycle, batch, batch_info, layout):
+        if cycle not in (None, False, True, "no", "quiet", "raise"):
+            raise ArgumentError(f"external_source: cycle must be False, True, 'quiet' or 'raise', got {cycle!r}",
+                                op="external_source", argument="cycle")
+        self.source = source
+        self.num_outputs = num_outputs
+        self.cycle = {None: "no", False: "no", True: "quiet"}.get(cycle, cycle)
+        self.batch = batch
+        self.batch_info = batch_info
+        self.layout = layout
+        self.op_names = []
+        self._iterator = None
+        self._iteration = 0
+        self._epoch = 0
+        self._is_callable = callable(source) and not inspect.isgeneratorfunction(source)
+        if source is not None and not self._is_callable and not inspect.isgeneratorfunction(source):
+            if not isinstance(source, collections.abc.Iterable):
+                raise ArgumentError("external_source: source must be a callable, an iterable or a generator function",
+                                    op="external_source", argument="source")
+        self._callback_args = _positional_arity(source) if self._is_callable else 0
+        if self.cycle != "no" and self._is_callable:
+            raise ArgumentError("external_source: cycle applies to iterables, not to callables",
+                                op="external_source", argument="cycle")
+
+    def reset(self):
+        """Starts the next epoch (after StopIteration)."""
+        self._iterator = None
+        self._iteration = 0
+        self._epoch += 1
+
+    def next_batch(self, batch_size):
+        """One batch per output: a list of NumPy arrays each. Raises StopIteration at the epoch's end."""
+        if self.batch:
+            data = self._next_item(self._info_for_batch())
+            outputs = data if self.num_outputs is not None else (data,)
+            outputs = list(outputs)
+            if len(outputs) != len(self.op_names):
+                raise ValueError(f"external_source: the source returned {len(outputs)} outputs, "
+                                 f"expected num_outputs={len(self.op_names)}")
+            batches = [_to_samples(o) for o in outputs]
+        else:
+            samples = [self._next_item(self._info_for_sample(i, batch_size)) for i in range(batch_size)]
+            if self.num_outputs is None:
+                batches = [[_to_array(s) for s in samples]]
+            else:
+                batches = [[_to_array(s[k]) for s in samples] for k in range(len(self.op_names))]
+        for b in batches:
+            if len(b) != batch_size:
+                raise ValueError(f"external_source: the source gave a batch of {len(b)} samples; "
+                                 f"the pipeline's batch_size is {batch_size}")
+        self._iteration += 1
+        return batches
+
+    def _info_for_batch(self):
+        return BatchInfo(self._iteration, self._epoch) if self.batch_info else self._iteration
+
+    def _info_for_sample(self, i, batch_size):
+        return SampleInfo(self._iteration * batch_size + i, i, self._iteration, self._epoch)
+
+    def _next_item(self, info):
+        if self._is_callable:
+            return self.source(info) if self._callback_args >= 1 else self.source()
+        if self._iterator is None:
+            self._iterator = iter(self.source() if inspect.isgeneratorfunction(self.source) else self.source)
+        try:
+            return next(self._iterator)
+        except StopIteration:
+            if self.cycle == "quiet":
+                self._iterator = iter(self.source() if inspect.isgeneratorfunction(self.source) else self.source)
+                return next(self._iterator)
+            raise
+
+
+def _positional_arity(fn):
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 0
+    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
+
+
+def _to_array(sample):
+    if isinstance(sample, (bytes, bytearray, memoryview)):
+        return np.frombuffer(sample, dtype=np.uint8)
+    return np.ascontiguousarray(np.asarray(sample))
+
+
+def _to_samples(batch):
+    if isinstance(batch, np.ndarray):
+        if batch.ndim == 0:
+            raise ValueError("external_source: a batch must have a leading sample dimension, got a 0-d array")
+        return [np.ascontiguousarray(s) for s in batch]
+    return [_to_array(s) for s in batch]
+
+
+def external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu", layout=None,
+                    dtype=None, ndim=None, batch=True, batch_info=False, parallel=False, no_copy=None,
+                    prefetch_queue_depth=1, cuda_stream=None, use_copy_kernel=None, blocking=None):
+    """Creates an external source: a DataNode (or a list of ``num_outputs`` DataNodes) fed from Python.
+
+    Without ``source``, feed each batch with ``pipe.feed_input(name, data)`` before each run.
+    ``parallel``, ``no_copy``, ``prefetch_queue_depth``, ``cuda_stream``, ``use_copy_kernel`` and
+    ``blocking`` are accepted for DALI compatibility; Sluice always copies the fed data.
+    """
+    if parallel:
+        raise ArgumentError("external_source: parallel=True (worker processes) is not supported",
+                            op="external_source", argument="parallel")
+    n = 1 if num_outputs is None else int(num_outputs)
+    layouts = layout if isinstance(layout, (list, tuple)) else [layout] * n
+    dtypes = dtype if isinstance(dtype, (list, tuple)) else [dtype] * n
+    group = ExternalSourceGroup(source, num_outputs, cycle, batch, batch_info, layouts)
+    base = name or f"__external_source_{next(_names)}"
+    nodes = []
+    for k in range(n):
+        op_name = base if num_outputs is None else f"{base}[{k}]"
+        kwargs = {"layout": layouts[k] or None, "dtype": dtypes[k], "ndim": ndim}
+        call = make_call("external_source", [], kwargs, device=device, name=op_name)
+        call.external_source = group
+        group.op_names.append(op_name)
+        if call.pipeline is not None:
+            call.pipeline._record_call(call)
+        nodes.extend(call.outputs)
+    return nodes if num_outputs is not None else nodes[0]
+
+
+class ExternalSource:
+    """The object API of external_source: arguments at construction, ``__call__()`` makes the node."""
+
+    def __init__(self, source=None, num_outputs=None, **kwargs):
+        self._source = source
+        self._num_outputs = num_outputs
+        self._kwargs = kwargs
+
+    def __call__(self, source=None, **kwargs):
+        return external_source(source if source is not None else self._source, self._num_outputs,
+                               **{**self._kwargs, **kwargs})

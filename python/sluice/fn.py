@@ -1,0 +1,59 @@
+"""The functional API: one function per registered operator, generated at import from the registry.
+
+``readers.file`` is ``fn.readers.file``; each function takes the operator's inputs positionally and
+its arguments by keyword (a DataNode for a per-sample argument), plus ``device`` and ``name``, and
+returns a DataNode (or a list of them for several outputs)::
+
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+    images = fn.decoders.image(jpegs, device="cpu")
+"""
+import inspect as _inspect
+import sys as _sys
+
+from . import namespaces as _ns
+from .graph import call_operator as _call_operator
+from .schema import all_schemas as _all_schemas
+
+# DALI's legacy function names -> registry names (added when the operator is registered).
+_LEGACY_NAMES = {
+    "file_reader": "readers.file",
+    "image_decoder": "decoders.image",
+    "image_decoder_random_crop": "decoders.image_random_crop",
+    "image_decoder_crop": "decoders.image_crop",
+    "coin_flip": "random.coin_flip",
+    "uniform": "random.uniform",
+    "normal": "random.normal",
+}
+
+
+def _make_function(schema, func_name, module_name):
+    op_name = schema.name
+
+    def op_function(*inputs, device="cpu", name=None, **kwargs):
+        outputs = _call_operator(op_name, list(inputs), kwargs, device=device, name=name)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    op_function.__name__ = func_name
+    op_function.__qualname__ = func_name
+    op_function.__module__ = module_name
+    op_function.__doc__ = schema.doc
+    op_function.__signature__ = _inspect.Signature(
+        _ns.input_parameters(schema) + _ns.keyword_parameters(schema))
+    return op_function
+
+
+def _generate(root):
+    for name, schema in _all_schemas().items():
+        if name == "external_source":
+            continue  # the Python wrapper in external_source.py
+        path, leaf = _ns.split_name(name)
+        module = _ns.submodule(root, path)
+        setattr(module, leaf, _make_function(schema, leaf, module.__name__))
+    for legacy, target in _LEGACY_NAMES.items():
+        func = _ns.find(root, target)
+        if func is not None and legacy not in vars(root):
+            setattr(root, legacy, func)
+
+
+_generate(_sys.modules[__name__])
+_ns.install_suggestions(_sys.modules[__name__], "operator")

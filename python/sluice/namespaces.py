@@ -1,0 +1,73 @@
+"""Helpers shared by the generated ``fn`` and ``ops`` modules: dotted registry names to nested
+submodules, and Python signatures built from schemas (so ``help()`` and IDEs show every argument)."""
+import inspect
+import sys
+import types as _pytypes
+
+from .schema import PYTHON_ARGS
+
+
+def install_suggestions(module, what):
+    """Makes `module.<unknown>` raise an AttributeError naming the closest operator."""
+    from .errors import did_you_mean
+
+    def __getattr__(attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        names = [n for n in vars(module) if not n.startswith("_")]
+        raise AttributeError(f"{module.__name__} has no {what} '{attr}'{did_you_mean(attr, names)}")
+
+    module.__getattr__ = __getattr__
+
+
+def submodule(root, path, what="operator"):
+    """The submodule of `root` for the dotted `path` ("" -> root), created and registered on demand."""
+    mod = root
+    for part in [p for p in path.split(".") if p]:
+        child = getattr(mod, part, None)
+        if not isinstance(child, _pytypes.ModuleType):
+            child = _pytypes.ModuleType(f"{mod.__name__}.{part}")
+            setattr(mod, part, child)
+            sys.modules[child.__name__] = child
+            install_suggestions(child, what)
+        mod = child
+    return mod
+
+
+def find(root, dotted):
+    """The attribute at the dotted path below `root`, or None (creates nothing)."""
+    obj = root
+    for part in dotted.split("."):
+        obj = vars(obj).get(part) if isinstance(obj, _pytypes.ModuleType) else None
+        if obj is None:
+            return None
+    return obj
+
+
+def split_name(registry_name):
+    """ "decoders.image_random_crop" -> ("decoders", "image_random_crop")."""
+    path, _, leaf = registry_name.rpartition(".")
+    return path, leaf
+
+
+def camel_case(snake):
+    """ "image_random_crop" -> "ImageRandomCrop"."""
+    return "".join(p[:1].upper() + p[1:] for p in snake.split("_"))
+
+
+def keyword_parameters(schema):
+    params = [inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default="cpu"),
+              inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)]
+    for arg in schema.arguments.values():
+        if arg.name in PYTHON_ARGS:
+            continue
+        default = inspect.Parameter.empty if arg.required else arg.default
+        params.append(inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY, default=default))
+    return params
+
+
+def input_parameters(schema):
+    names = schema.input_names or [f"input{i}" for i in range(schema.max_inputs)]
+    return [inspect.Parameter(n if n.isidentifier() else f"input{i}", inspect.Parameter.POSITIONAL_ONLY,
+                              default=inspect.Parameter.empty if i < schema.min_inputs else None)
+            for i, n in enumerate(names)]

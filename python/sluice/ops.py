@@ -1,0 +1,103 @@
+"""The object API: one class per registered operator, generated at import from the registry.
+
+``readers.file`` is ``ops.readers.File``; ``crop_mirror_normalize`` is ``ops.CropMirrorNormalize``.
+Construct with constant arguments, call with inputs (and per-sample arguments)::
+
+    decode = ops.decoders.Image(device="cpu", output_type=types.RGB)
+    images = decode(jpegs)
+
+DALI's legacy names (``ops.FileReader``, ``ops.ImageDecoder``, ``ops.CoinFlip``, ...) are aliases.
+"""
+import inspect as _inspect
+import sys as _sys
+
+from . import namespaces as _ns
+from .graph import call_operator as _call_operator, check_device as _check_device
+from .schema import all_schemas as _all_schemas, get_schema as _get_schema
+
+# DALI's legacy class names -> registry names (added when the operator is registered).
+_LEGACY_NAMES = {
+    "FileReader": "readers.file",
+    "ImageDecoder": "decoders.image",
+    "ImageDecoderRandomCrop": "decoders.image_random_crop",
+    "ImageDecoderCrop": "decoders.image_crop",
+    "CoinFlip": "random.coin_flip",
+    "Uniform": "random.uniform",
+    "Normal": "random.normal",
+}
+
+
+class Operator:
+    """Base of the generated operator classes. ``schema_name`` is the registry name."""
+
+    schema_name = None
+
+    def __init__(self, *, device="cpu", name=None, **kwargs):
+        self._schema = _get_schema(self.schema_name)
+        _check_device(self._schema, device)
+        for arg in kwargs:
+            self._schema.check_argument_name(arg)
+        self._device = device
+        self._name = name
+        self._kwargs = kwargs
+        self._calls = 0
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def schema(self):
+        return self._schema
+
+    def __call__(self, *inputs, name=None, **kwargs):
+        if "device" in kwargs:
+            raise TypeError(f"{type(self).__name__}: give `device` when constructing the operator, not when calling it")
+        merged = {**self._kwargs, **kwargs}
+        # DALI code often names the call (reader(name="Reader")). Instance names are unique in a
+        # pipeline: a named operator called again gets a suffix.
+        name = name or self._name
+        name = name if not (name and self._calls) else f"{name}_{self._calls}"
+        self._calls += 1
+        outputs = _call_operator(self.schema_name, list(inputs), merged, device=self._device, name=name)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def __repr__(self):
+        return f"ops.{type(self).__qualname__}(device={self._device!r})"
+
+
+def _make_class(schema, class_name, module_name):
+    cls = type(class_name, (Operator,), {
+        "schema_name": schema.name, "__doc__": schema.doc, "__module__": module_name,
+        "__qualname__": class_name,
+    })
+    cls.__init__ = _init_with_signature(schema)
+    return cls
+
+
+def _init_with_signature(schema):
+    def __init__(self, **kwargs):
+        Operator.__init__(self, **kwargs)
+    __init__.__signature__ = _inspect.Signature(
+        [_inspect.Parameter("self", _inspect.Parameter.POSITIONAL_ONLY)] + _ns.keyword_parameters(schema))
+    __init__.__doc__ = schema.doc
+    return __init__
+
+
+def _generate(root):
+    for name, schema in _all_schemas().items():
+        if name == "external_source":
+            continue  # the Python ExternalSource class in external_source.py
+        path, leaf = _ns.split_name(name)
+        module = _ns.submodule(root, path)
+        cls_name = _ns.camel_case(leaf)
+        setattr(module, cls_name, _make_class(schema, cls_name, module.__name__))
+    for legacy, target in _LEGACY_NAMES.items():
+        path, leaf = _ns.split_name(target)
+        cls = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
+        if cls is not None and legacy not in vars(root):
+            setattr(root, legacy, cls)
+
+
+_generate(_sys.modules[__name__])
+_ns.install_suggestions(_sys.modules[__name__], "operator")

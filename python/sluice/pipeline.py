@@ -1,0 +1,335 @@
+"""Pipeline: the graph of operators, its build, and the run methods (DALI's Python Pipeline).
+
+Two ways to define the graph, giving identical pipelines:
+
+* ``with pipe: ... pipe.set_outputs(a, b)`` (or ``@pipeline_def``), calling ``fn``/``ops``;
+* subclassing and overriding ``define_graph()``, which ``build()`` calls.
+
+Run methods: ``run()`` (= ``schedule_run()`` + ``outputs()``), or the scheduled API
+``schedule_run()``, ``share_outputs()``, ``release_outputs()``; one pipeline uses one family.
+The first ``schedule_run()`` fills the prefetch queue (``prefetch_queue_depth`` iterations); each
+scheduled iteration first feeds every external source its next batch.
+"""
+import os
+import threading
+
+from . import _sluice
+from .errors import SluiceError
+from .graph import collect_calls
+from .tensors import wrap_batch
+from .types import PipelineAPIType
+
+
+class Pipeline:
+    """A graph of operators and its executor, with DALI's constructor arguments.
+
+    ``batch_size``, ``num_threads`` (-1: one per CPU), ``device_id`` (None/-1: CPU only; any id is
+    accepted for a graph without GPU operators), ``seed`` (-1: random), ``exec_pipelined``,
+    ``prefetch_queue_depth`` (int, or ``{"cpu_size": x, "gpu_size": y}`` with ``exec_async``),
+    ``exec_async``, ``bytes_per_sample`` (output presizing hint), ``set_affinity``
+    (``DALI_AFFINITY_MASK``/``SLUICE_AFFINITY_MASK``), ``enable_memory_stats``. ``max_streams``,
+    ``default_cuda_stream_priority`` and the ``py_*`` arguments are accepted and ignored;
+    checkpointing and ``output_dtype``/``output_ndim`` are not supported.
+    """
+
+    _local = threading.local()
+
+    def __init__(self, batch_size=-1, num_threads=-1, device_id=None, seed=-1, exec_pipelined=True,
+                 prefetch_queue_depth=2, exec_async=True, bytes_per_sample=0, set_affinity=False,
+                 max_streams=-1, default_cuda_stream_priority=0, *, enable_memory_stats=False,
+                 enable_checkpointing=False, checkpoint=None, py_num_workers=1, py_start_method="fork",
+                 py_callback_pickler=None, output_dtype=None, output_ndim=None):
+        if enable_checkpointing or checkpoint is not None:
+            raise NotImplementedError("Sluice does not support pipeline checkpointing")
+        if output_dtype is not None or output_ndim is not None:
+            raise NotImplementedError("Sluice does not support output_dtype/output_ndim checks")
+        self._batch_size = int(batch_size)
+        self._num_threads = int(num_threads) if num_threads not in (None, -1) else (os.cpu_count() or 1)
+        self._device_id = -1 if device_id is None else int(device_id)
+        self._seed = -1 if seed is None else int(seed)
+        self._exec_pipelined = bool(exec_pipelined)
+        self._exec_async = bool(exec_async)
+        self._cpu_depth, self._gpu_depth = _queue_depths(prefetch_queue_depth, exec_async)
+        self._prefetch_queue_depth = prefetch_queue_depth
+        self._bytes_per_sample = int(bytes_per_sample)
+        self._set_affinity = bool(set_affinity)
+        self._enable_memory_stats = bool(enable_memory_stats)
+
+        self._outputs = None        # DataNodes given to set_outputs / returned by define_graph
+        self._recorded = []         # calls made while this pipeline was current (for `preserve`)
+        self._cpp = None            # the C++ pipeline, made by build()
+        self._sources = []          # ExternalSourceGroups with a `source`, in graph order
+        self._all_sources = {}      # external_source op name -> group (for feed_input)
+        self._api_type = None
+        self._first_iter = True     # the next schedule_run() fills the prefetch queue
+        self._scheduled = 0         # iterations scheduled, not yet taken
+        self._stop_pending = False  # an external source raised StopIteration
+        self._last_iter = False     # StopIteration was raised to the caller; reset() restarts
+
+    # --- properties (DALI names) -------------------------------------------------------------
+    batch_size = property(lambda self: self._batch_size)
+    max_batch_size = property(lambda self: self._batch_size)
+    num_threads = property(lambda self: self._num_threads)
+    device_id = property(lambda self: self._device_id)
+    exec_pipelined = property(lambda self: self._exec_pipelined)
+    exec_async = property(lambda self: self._exec_async)
+    prefetch_queue_depth = property(lambda self: self._prefetch_queue_depth)
+    enable_memory_stats = property(lambda self: self._enable_memory_stats)
+
+    @property
+    def seed(self):
+        return self._cpp.seed if self._cpp is not None else self._seed
+
+    # --- graph definition --------------------------------------------------------------------
+    @staticmethod
+    def current():
+        """The pipeline of the innermost ``with pipe:`` block (or being built), or None."""
+        stack = getattr(Pipeline._local, "stack", None)
+        return stack[-1] if stack else None
+
+    def __enter__(self):
+        if not hasattr(Pipeline._local, "stack"):
+            Pipeline._local.stack = []
+        Pipeline._local.stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        Pipeline._local.stack.pop()
+        return False
+
+    def _record_call(self, call):
+        self._recorded.append(call)
+
+    def define_graph(self):
+        """Override to define the graph; return the output DataNodes."""
+        raise NotImplementedError("define the graph with set_outputs() or by overriding define_graph()")
+
+    def set_outputs(self, *outputs):
+        """Sets the pipeline's outputs (DataNodes), in order."""
+        from .data_node import DataNode
+
+        if self._cpp is not None:
+            raise SluiceError("cannot change the outputs of a built pipeline")
+        if len(outputs) == 1 and isinstance(outputs[0], (list, tuple)):
+            outputs = tuple(outputs[0])
+        for i, out in enumerate(outputs):
+            if not isinstance(out, DataNode):
+                raise TypeError(f"pipeline output {i} must be a DataNode, got {type(out).__name__}")
+        self._outputs = list(outputs)
+
+    # --- build -------------------------------------------------------------------------------
+    def build(self):
+        """Creates the C++ pipeline from the graph. Idempotent."""
+        if self._cpp is not None:
+            return
+        if self._outputs is None:
+            with self:
+                outs = self.define_graph()
+            self.set_outputs(*(outs if isinstance(outs, (list, tuple)) else (outs,)))
+        if self._batch_size < 1:
+            raise SluiceError(f"batch_size must be at least 1, got {self._batch_size}")
+        calls = collect_calls(self._outputs, [c for c in self._recorded if c.preserve()])
+        uses_gpu = any(c.device != "cpu" for c in calls)
+        cpp = _sluice.Pipeline(self._batch_size, self._num_threads, self._device_id if uses_gpu else -1,
+                               self._seed, self._exec_pipelined, self._exec_async, self._cpu_depth,
+                               self._gpu_depth, self._bytes_per_sample, self._set_affinity,
+                               self._enable_memory_stats)
+        edges = {}
+        for call in calls:
+            call.add_to(cpp, edges)
+        cpp.set_outputs([edges[n] for n in self._outputs])
+        cpp.build()
+        groups = []
+        for call in calls:
+            group = call.external_source
+            if group is not None and group not in groups:
+                groups.append(group)
+                for op_name in group.op_names:
+                    self._all_sources[op_name] = group
+        self._sources = [g for g in groups if g.source is not None]
+        self._cpp = cpp
+
+    def _built(self):
+        self.build()
+        return self._cpp
+
+    # --- run methods -------------------------------------------------------------------------
+    def _use_api(self, api):
+        if self._api_type is None:
+            self._api_type = api
+        elif self._api_type != api:
+            raise SluiceError(f"cannot mix run methods on one pipeline: it was used through the "
+                              f"{self._api_type.name} API and now through the {api.name} API")
+
+    def run(self):
+        """Runs one iteration and returns its outputs (a tuple of TensorListCPU)."""
+        self._use_api(PipelineAPIType.BASIC)
+        self._schedule()
+        return self._take(release_previous=True)
+
+    def schedule_run(self):
+        """Schedules the next iteration (the first call fills the prefetch queue)."""
+        self._use_api(PipelineAPIType.SCHEDULED)
+        self._schedule()
+
+    def share_outputs(self):
+        """The next scheduled iteration's outputs; they stay valid until release_outputs()."""
+        self._use_api(PipelineAPIType.SCHEDULED)
+        return self._take(release_previous=False)
+
+    def release_outputs(self):
+        """Returns the oldest shared outputs' buffers to the pipeline."""
+        self._use_api(PipelineAPIType.SCHEDULED)
+        self._built().release_outputs()
+
+    def outputs(self):
+        """The next scheduled iteration's outputs (the run() family); releases the previous ones."""
+        self._use_api(PipelineAPIType.BASIC)
+        return self._take(release_previous=True)
+
+    # The framework iterators' entry points (the ITERATOR API type, checked once by the iterator).
+    def _schedule_run(self):
+        self._schedule()
+
+    def _share_outputs(self):
+        return self._take(release_previous=False)
+
+    def _release_outputs(self):
+        self._built().release_outputs()
+
+    def empty(self):
+        """True if no iteration is scheduled and not yet taken."""
+        return self._scheduled == 0
+
+    def _schedule(self):
+        cpp = self._built()
+        if self._last_iter:
+            return  # the epoch ended; reset() starts the next one
+        n = self._cpu_depth if (self._first_iter and self._exec_pipelined) else 1
+        self._first_iter = False
+        for _ in range(n):
+            if self._stop_pending:
+                return
+            try:
+                self._feed_sources()
+            except StopIteration:
+                self._stop_pending = True
+                return
+            cpp.schedule_run()
+            self._scheduled += 1
+
+    def _take(self, release_previous):
+        cpp = self._built()
+        if self._scheduled == 0 and (self._stop_pending or self._last_iter):
+            self._last_iter = True
+            self._stop_pending = False
+            raise StopIteration
+        batches = cpp.outputs() if release_previous else cpp.share_outputs()
+        self._scheduled -= 1
+        return tuple(wrap_batch(b, self._device_id) for b in batches)
+
+    def _feed_sources(self):
+        # Every source is asked first, then all are fed: a StopIteration from one leaves none fed.
+        fed = []
+        for group in self._sources:
+            try:
+                fed.append((group, group.next_batch(self._batch_size)))
+            except StopIteration:
+                raise
+            except Exception as e:
+                e.add_note(f"(raised by the source of external_source '{group.op_names[0]}')")
+                raise
+        for group, batches in fed:
+            for op_name, arrays, layout in zip(group.op_names, batches, group.layout):
+                self._cpp.feed_input(op_name, arrays, layout or "")
+
+    def feed_input(self, data_node, data, layout=None):
+        """Feeds one batch to an external_source without a `source` (by name or DataNode)."""
+        from .data_node import DataNode
+        from .external_source import _to_samples
+
+        name = data_node.source_call.name if isinstance(data_node, DataNode) else data_node
+        cpp = self._built()
+        if name not in self._all_sources:
+            raise SluiceError(f"there is no external_source named '{name}' in the pipeline")
+        cpp.feed_input(name, _to_samples(data), layout or "")
+
+    def reset(self):
+        """After StopIteration from an external source: starts the next epoch. Otherwise a no-op
+        (readers run on across epochs; batches already prefetched belong to the next one)."""
+        if not self._last_iter and not self._stop_pending:
+            return
+        if self._scheduled:
+            return  # batches from before the end remain to be taken
+        self._last_iter = False
+        self._stop_pending = False
+        self._first_iter = True
+        for group in self._all_sources.values():
+            group.reset()
+        if self._cpp is not None:
+            self._cpp.reset()
+
+    # --- introspection -----------------------------------------------------------------------
+    def executor_statistics(self):
+        """``{op_name: {"real_memory_size": [...], "max_real_memory_size": [...],
+        "reserved_memory_size": [...], "max_reserved_memory_size": [...], ...}}`` as in DALI (memory
+        lists, one entry per output, are filled with enable_memory_stats), plus timing keys:
+        "batches", "total_time_ms", "mean_batch_ms", "last_batch_ms"."""
+        stats = self._built().executor_statistics()
+        out = {}
+        for s in stats.operators:
+            out[s.name] = {
+                "real_memory_size": list(s.real_memory_size),
+                "max_real_memory_size": list(s.max_real_memory_size),
+                "reserved_memory_size": list(s.reserved_memory_size),
+                "max_reserved_memory_size": list(s.max_reserved_memory_size),
+                "batches": s.batches,
+                "total_time_ms": s.total_time_ms,
+                "mean_batch_ms": s.mean_batch_ms,
+                "last_batch_ms": s.last_batch_ms,
+                "op": s.op,
+                "device": s.device,
+            }
+        return out
+
+    def queue_statistics(self):
+        """Prefetch queue occupancy and consumer wait time (a Sluice extension)."""
+        s = self._built().executor_statistics()
+        return {"mean_queue_occupancy": s.mean_queue_occupancy, "max_queue_occupancy": s.max_queue_occupancy,
+                "queue_capacity": s.queue_capacity, "batches_produced": s.batches_produced,
+                "consumer_wait_ms": s.consumer_wait_ms}
+
+    def reader_meta(self, name=None):
+        """The named reader's metadata as a dict, or ``{name: dict}`` for every reader."""
+        cpp = self._built()
+        if name is not None:
+            return _meta_dict(cpp.reader_meta(name))
+        return {n: _meta_dict(m) for n, m in cpp.all_reader_meta().items()}
+
+    def epoch_size(self, name=None):
+        """The named reader's padded epoch size, or ``{name: size}`` for every reader."""
+        cpp = self._built()
+        if name is not None:
+            return cpp.epoch_size(name)
+        return {n: m.epoch_size_padded for n, m in cpp.all_reader_meta().items()}
+
+
+def _meta_dict(m):
+    return {"epoch_size": m.epoch_size, "epoch_size_padded": m.epoch_size_padded,
+            "number_of_shards": m.number_of_shards, "shard_id": m.shard_id,
+            "pad_last_batch": m.pad_last_batch, "stick_to_shard": m.stick_to_shard}
+
+
+def _queue_depths(depth, exec_async):
+    if isinstance(depth, dict):
+        if set(depth) != {"cpu_size", "gpu_size"}:
+            raise ValueError(f"prefetch_queue_depth as a dict needs exactly 'cpu_size' and 'gpu_size', "
+                             f"got {sorted(depth)}")
+        if not exec_async:
+            raise ValueError("separate prefetch queues (prefetch_queue_depth as a dict) require exec_async=True")
+        cpu, gpu = int(depth["cpu_size"]), int(depth["gpu_size"])
+    else:
+        cpu = gpu = int(depth)
+    if cpu < 1 or gpu < 1:
+        raise ValueError(f"prefetch_queue_depth must be at least 1, got {depth}")
+    return cpu, gpu

@@ -1,0 +1,1 @@
+"""Framework iterators: ``sluice.plugin.pytorch`` and ``sluice.plugin.jax`` (imported on demand)."""

@@ -1,0 +1,252 @@
+"""Pipeline outputs on the host: TensorListCPU (a batch) and TensorCPU (one tensor).
+
+Both hand their data over without copying: ``__dlpack__``/``__dlpack_device__`` (for
+``torch.utils.dlpack.from_dlpack``, ``np.from_dlpack``, JAX) and ``__array_interface__`` (for
+``np.asarray``). The exported views keep the pipeline's output buffers alive while referenced.
+Views are read-only for NumPy. ``as_tensor()`` of a batch is one (N, ...) tensor: a view when the
+batch is one contiguous buffer, else a copy; a batch whose samples differ in shape cannot be one.
+"""
+import numpy as np
+
+from .types import dtype_from_name
+
+_DLPACK_CPU = (1, 0)
+
+
+class TensorCPU:
+    """One tensor: a sample of a batch, or a whole dense batch from ``TensorListCPU.as_tensor()``."""
+
+    def __init__(self, view, layout="", source=None):
+        # `view`: a nanobind ndarray (zero-copy, owns a reference to the batch) or a NumPy array.
+        self._view = view
+        self._array = np.asarray(view)
+        self._layout = layout
+        self._source = source
+
+    def shape(self):
+        return list(self._array.shape)
+
+    @property
+    def dtype(self):
+        return dtype_from_name(self._array.dtype.name)
+
+    def layout(self):
+        return self._layout
+
+    def source_info(self):
+        """Where the sample came from (a file path, or archive:member @offset); "" if unknown."""
+        return str(self._source) if self._source is not None else ""
+
+    def as_array(self):
+        """A NumPy array (a read-only view for pipeline outputs)."""
+        return self._array
+
+    def as_tensor(self):
+        return self
+
+    def nbytes(self):
+        return self._array.nbytes
+
+    def __len__(self):
+        return len(self._array)
+
+    @property
+    def __array_interface__(self):
+        return self._array.__array_interface__
+
+    def __array__(self, dtype=None):
+        return self._array if dtype is None else self._array.astype(dtype)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if isinstance(self._view, np.ndarray):
+            return self._view.__dlpack__(stream=stream) if stream is not None else self._view.__dlpack__()
+        return self._view.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return _DLPACK_CPU
+
+    def __repr__(self):
+        return f"TensorCPU(shape={tuple(self._array.shape)}, dtype={self._array.dtype}, layout={self._layout!r})"
+
+
+class TensorListCPU:
+    """A batch of samples of one dtype and layout; the samples may differ in shape."""
+
+    def __init__(self, batch):
+        self._batch = batch  # sluice._sluice.Batch
+        self._tensor = None  # as_tensor(), made once (the batch is immutable)
+
+    def __len__(self):
+        return self._batch.num_samples
+
+    def __getitem__(self, i):
+        if i < 0:
+            i += len(self)
+        return TensorCPU(self._batch.sample(i), self._batch.layout, self._batch.source(i))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def at(self, i):
+        """Sample i as a NumPy array (a read-only view)."""
+        return self[i].as_array()
+
+    def shape(self):
+        return [tuple(s) for s in self._batch.shapes()]
+
+    @property
+    def dtype(self):
+        return dtype_from_name(self._batch.dtype)
+
+    def layout(self):
+        return self._batch.layout
+
+    def source_info(self, i):
+        """Where sample i came from (a file path, or archive:member @offset); "" if unknown."""
+        return str(self._batch.source(i if i >= 0 else i + len(self)))
+
+    def is_dense_tensor(self):
+        """True if every sample has the same shape, so that the batch can be one tensor."""
+        return self._batch.is_dense()
+
+    def is_single_tensor(self):
+        """True if the batch is already one (N, ...) tensor in memory (as_tensor() does not copy)."""
+        return self._batch.is_single_tensor()
+
+    def as_tensor(self):
+        """The batch as one (N, ...) TensorCPU: zero-copy when possible, else one copy.
+
+        Raises ValueError if the samples differ in shape."""
+        if self._tensor is None:
+            self._tensor = self._make_tensor()
+        return self._tensor
+
+    def _make_tensor(self):
+        if self._batch.num_samples and self._batch.is_single_tensor():
+            return TensorCPU(self._batch.single_tensor(), self._batch.layout)
+        if not self._batch.is_dense() and self._batch.num_samples:
+            shapes = ", ".join(str(tuple(s)) for s in self._batch.shapes()[:8])
+            more = " ..." if self._batch.num_samples > 8 else ""
+            raise ValueError(f"the batch is not dense (its samples differ in shape: {shapes}{more}), so it cannot "
+                             f"be one tensor; use at(i) for each sample, or resize/crop to one shape")
+        if self._batch.num_samples == 0:
+            return TensorCPU(np.zeros((0,), dtype=self._batch.dtype), self._batch.layout)
+        return TensorCPU(np.stack([np.asarray(self._batch.sample(i)) for i in range(len(self))]),
+                         self._batch.layout)
+
+    def as_cpu(self):
+        """This batch (already in host memory); for code written for GPU and CPU outputs alike."""
+        return self
+
+    def as_array(self):
+        """The batch as one NumPy array (see as_tensor())."""
+        return self.as_tensor().as_array()
+
+    @property
+    def __array_interface__(self):
+        return self.as_tensor().__array_interface__
+
+    def __array__(self, dtype=None):
+        return self.as_tensor().__array__(dtype)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.as_tensor().__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return _DLPACK_CPU
+
+    def __repr__(self):
+        return f"TensorListCPU(num_samples={len(self)}, dtype={self._batch.dtype}, layout={self._batch.layout!r})"
+
+
+class TensorGPU:
+    """One tensor in GPU memory (from a "mixed" or "gpu" operator): hand it over by DLPack."""
+
+    def __init__(self, view, shape, layout="", source=None, device_id=0):
+        self._view = view
+        self._shape = list(shape)
+        self._layout = layout
+        self._source = source
+        self._device_id = device_id
+
+    def shape(self):
+        return list(self._shape)
+
+    def layout(self):
+        return self._layout
+
+    def source_info(self):
+        return str(self._source) if self._source is not None else ""
+
+    def as_tensor(self):
+        return self
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._view.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return (2, self._device_id)  # kDLCUDA
+
+    def __repr__(self):
+        return f"TensorGPU(shape={tuple(self._shape)}, device_id={self._device_id})"
+
+
+class TensorListGPU:
+    """A batch in GPU memory. ``__dlpack__`` (e.g. ``torch.utils.dlpack.from_dlpack``) shares it
+    without a copy; NumPy access needs a framework's copy to the host first."""
+
+    def __init__(self, batch, device_id):
+        self._batch = batch
+        self._device_id = device_id
+
+    def __len__(self):
+        return self._batch.num_samples
+
+    def __getitem__(self, i):
+        if i < 0:
+            i += len(self)
+        return TensorGPU(self._batch.sample(i, device_id=self._device_id), self._batch.shape(i),
+                         self._batch.layout, self._batch.source(i), self._device_id)
+
+    def shape(self):
+        return [tuple(s) for s in self._batch.shapes()]
+
+    @property
+    def dtype(self):
+        return dtype_from_name(self._batch.dtype)
+
+    def layout(self):
+        return self._batch.layout
+
+    def source_info(self, i):
+        return str(self._batch.source(i if i >= 0 else i + len(self)))
+
+    def is_dense_tensor(self):
+        return self._batch.is_dense()
+
+    def as_tensor(self):
+        """The batch as one (N, ...) TensorGPU, without a copy; the batch must be one contiguous block."""
+        if not self._batch.is_single_tensor():
+            raise ValueError(f"this GPU batch is not one contiguous tensor (sample shapes: "
+                             f"{', '.join(str(tuple(s)) for s in self._batch.shapes()[:8])}); take its samples "
+                             f"one by one")
+        shape = [len(self)] + list(self._batch.shape(0))
+        return TensorGPU(self._batch.single_tensor(device_id=self._device_id), shape, self._batch.layout,
+                         device_id=self._device_id)
+
+    def as_array(self):
+        raise TypeError("GPU data has no NumPy view: use torch.utils.dlpack.from_dlpack(batch).cpu() or similar")
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.as_tensor().__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return (2, self._device_id)
+
+    def __repr__(self):
+        return f"TensorListGPU(num_samples={len(self)}, dtype={self._batch.dtype}, device_id={self._device_id})"
+
+
+def wrap_batch(batch, device_id):
+    """The Python object for one pipeline output."""
+    return TensorListGPU(batch, device_id) if batch.device == "gpu" else TensorListCPU(batch)

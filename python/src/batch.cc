@@ -1,0 +1,86 @@
+// Batch: a shared-ownership, read-only view of one pipeline output. Samples are exported as
+// nanobind ndarrays (buffer protocol + DLPack) whose owner keeps a copy of the Batch, so the
+// buffers live as long as any exported view does.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <sluice/pipeline.h>
+
+#include "bindings.h"
+
+namespace sluice::python {
+namespace {
+
+// array_api: a nanobind.nb_ndarray, which has the buffer protocol and __dlpack__.
+using ROArray = nb::ndarray<nb::ro, nb::array_api>;
+
+void CheckIndex(const Batch& b, int i) {
+  if (i < 0 || i >= b.num_samples())
+    throw nb::index_error(("sample index " + std::to_string(i) + " out of range for a batch of " +
+                           std::to_string(b.num_samples()))
+                              .c_str());
+}
+
+// A capsule that owns a copy of the Batch: the owner of every exported view.
+nb::capsule Owner(const Batch& b) {
+  return nb::capsule(new Batch(b), [](void* p) noexcept { delete static_cast<Batch*>(p); });
+}
+
+// `device_id`: the CUDA device of a "gpu" batch (the pipeline's device_id); ignored on the host.
+ROArray View(const Batch& b, const void* data, const std::vector<size_t>& shape, int device_id) {
+  const bool gpu = b.device() == "gpu";
+  return ROArray(data, shape.size(), shape.data(), Owner(b), nullptr, ToDLPack(b.dtype()),
+                 gpu ? nb::device::cuda::value : nb::device::cpu::value, gpu ? device_id : 0);
+}
+
+std::vector<size_t> Dims(const TensorShape& s) { return {s.dims().begin(), s.dims().end()}; }
+
+nb::tuple ShapeTuple(const TensorShape& s) {
+  nb::list l;
+  for (int64_t d : s.dims()) l.append(d);
+  return nb::tuple(l);
+}
+
+}  // namespace
+
+void BindBatch(nb::module_& m) {
+  nb::class_<SourceInfo>(m, "SourceInfo")
+      .def_ro("path", &SourceInfo::path)
+      .def_ro("member", &SourceInfo::member)
+      .def_ro("offset", &SourceInfo::offset)
+      .def("__str__", &SourceInfo::ToString)
+      .def("__repr__", [](const SourceInfo& s) { return "SourceInfo('" + s.ToString() + "')"; });
+
+  nb::class_<Batch>(m, "Batch")
+      .def("__len__", &Batch::num_samples)
+      .def_prop_ro("num_samples", &Batch::num_samples)
+      .def_prop_ro("dtype", [](const Batch& b) { return std::string(ToString(b.dtype())); })
+      .def_prop_ro("layout", &Batch::layout)
+      .def_prop_ro("device", &Batch::device)
+      .def("shape", [](const Batch& b, int i) { CheckIndex(b, i); return ShapeTuple(b.shape(i)); })
+      .def("shapes", [](const Batch& b) {
+        nb::list l;
+        for (const auto& s : b.shapes()) l.append(ShapeTuple(s));
+        return l;
+      })
+      .def("nbytes", [](const Batch& b, int i) { CheckIndex(b, i); return b.nbytes(i); })
+      .def("source", [](const Batch& b, int i) { CheckIndex(b, i); return b.source(i); })
+      .def("is_dense", &Batch::is_dense)
+      .def("is_contiguous", &Batch::is_contiguous)
+      .def("is_single_tensor", &Batch::is_single_tensor)
+      .def("sample", [](const Batch& b, int i, int device_id) {
+        CheckIndex(b, i);
+        return View(b, b.data(i), Dims(b.shape(i)), device_id);
+      }, nb::arg("i"), nb::arg("device_id") = 0, "Zero-copy read-only view of sample i.")
+      .def("single_tensor", [](const Batch& b, int device_id) {
+        if (!b.is_single_tensor()) throw nb::value_error("the batch is not one contiguous tensor");
+        std::vector<size_t> dims{static_cast<size_t>(b.num_samples())};
+        if (b.num_samples() > 0) {
+          auto s = Dims(b.shape(0));
+          dims.insert(dims.end(), s.begin(), s.end());
+        }
+        return View(b, b.num_samples() ? b.data(0) : nullptr, dims, device_id);
+      }, nb::arg("device_id") = 0, "Zero-copy read-only (N, ...) view of a batch for which is_single_tensor() holds.");
+}
+
+}  // namespace sluice::python

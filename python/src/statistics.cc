@@ -1,0 +1,43 @@
+// Read-only records the pipeline reports: executor statistics and reader metadata.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <sluice/pipeline.h>
+
+#include "bindings.h"
+
+namespace sluice::python {
+
+void BindStatistics(nb::module_& m) {
+  nb::class_<OperatorStatistics>(m, "OperatorStatistics")
+      .def_ro("name", &OperatorStatistics::name)
+      .def_ro("op", &OperatorStatistics::op)
+      .def_ro("device", &OperatorStatistics::device)
+      .def_ro("real_memory_size", &OperatorStatistics::real_memory_size)
+      .def_ro("max_real_memory_size", &OperatorStatistics::max_real_memory_size)
+      .def_ro("reserved_memory_size", &OperatorStatistics::reserved_memory_size)
+      .def_ro("max_reserved_memory_size", &OperatorStatistics::max_reserved_memory_size)
+      .def_ro("memory_is_fallback", &OperatorStatistics::memory_is_fallback)
+      .def_ro("batches", &OperatorStatistics::batches)
+      .def_ro("total_time_ms", &OperatorStatistics::total_time_ms)
+      .def_ro("last_batch_ms", &OperatorStatistics::last_batch_ms)
+      .def_prop_ro("mean_batch_ms", &OperatorStatistics::mean_batch_ms);
+
+  nb::class_<ExecutorStatistics>(m, "ExecutorStatistics")
+      .def_ro("operators", &ExecutorStatistics::operators)
+      .def_ro("mean_queue_occupancy", &ExecutorStatistics::mean_queue_occupancy)
+      .def_ro("max_queue_occupancy", &ExecutorStatistics::max_queue_occupancy)
+      .def_ro("queue_capacity", &ExecutorStatistics::queue_capacity)
+      .def_ro("batches_produced", &ExecutorStatistics::batches_produced)
+      .def_ro("consumer_wait_ms", &ExecutorStatistics::consumer_wait_ms);
+
+  nb::class_<ReaderMeta>(m, "ReaderMeta")
+      .def_ro("epoch_size", &ReaderMeta::epoch_size)
+      .def_ro("epoch_size_padded", &ReaderMeta::epoch_size_padded)
+      .def_ro("number_of_shards", &ReaderMeta::number_of_shards)
+      .def_ro("shard_id", &ReaderMeta::shard_id)
+      .def_ro("pad_last_batch", &ReaderMeta::pad_last_batch)
+      .def_ro("stick_to_shard", &ReaderMeta::stick_to_shard);
+}
+
+}  // namespace sluice::python

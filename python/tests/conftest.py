@@ -1,0 +1,45 @@
+"""Shared helpers for the Python tests. Run from the repository root with PYTHONPATH=python."""
+import pytest
+
+import sluice
+from sluice import _sluice
+
+
+def registered(op_name):
+    return op_name in _sluice.list_operators()
+
+
+requires_file_reader = pytest.mark.skipif(not registered("readers.file"), reason="readers.file is not registered")
+
+
+def make_files(tmp_path, n):
+    """n small files f0..f{n-1}; returns their paths. Contents differ in length (non-dense batches)."""
+    paths = []
+    for i in range(n):
+        p = tmp_path / f"f{i:03d}.bin"
+        p.write_bytes(bytes([i % 256]) * (i + 1))
+        paths.append(str(p))
+    return paths
+
+
+def label_pipeline(files, batch_size, *, num_shards=1, shard_id=0, pad_last_batch=False, stick_to_shard=False,
+                   labels=None, name="Reader", **pipe_kwargs):
+    """A pipeline returning the labels of readers.file over `files` (labels default to 1..N)."""
+    pipe = sluice.Pipeline(batch_size=batch_size, num_threads=1, seed=0, **pipe_kwargs)
+    with pipe:
+        _, label = sluice.fn.readers.file(
+            files=files, labels=labels if labels is not None else list(range(1, len(files) + 1)),
+            num_shards=num_shards, shard_id=shard_id, pad_last_batch=pad_last_batch,
+            stick_to_shard=stick_to_shard, name=name)
+        pipe.set_outputs(label)
+    return pipe
+
+
+@pytest.fixture
+def counter_pipe():
+    """batch 4 of testing.counter values (int64, shape [1]) and the same + 10."""
+    pipe = sluice.Pipeline(batch_size=4, num_threads=2, seed=7)
+    with pipe:
+        c = sluice.fn.testing.counter()
+        pipe.set_outputs(c, sluice.fn.testing.add_constant(c, value=10))
+    return pipe

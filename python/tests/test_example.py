@@ -1,0 +1,32 @@
+"""examples/pytorch_imagenet.py trains a few steps on a tiny generated ImageNet-style folder."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import registered
+
+PIL = pytest.importorskip("PIL.Image")
+NEEDED = ["readers.file", "decoders.image_random_crop", "resize", "crop_mirror_normalize", "random.coin_flip"]
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+@pytest.mark.skipif(not all(registered(op) for op in NEEDED), reason="the image operators are not registered")
+def test_example_trains_a_few_steps(tmp_path):
+    rng = np.random.default_rng(0)
+    for c in range(3):
+        (tmp_path / f"class{c}").mkdir()
+        for i in range(4):
+            pixels = rng.integers(0, 255, size=(40 + 8 * i, 48, 3), dtype=np.uint8)
+            PIL.fromarray(pixels).save(tmp_path / f"class{c}" / f"{i}.jpg", quality=90)
+    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+    env.pop("RANK", None)
+    env.pop("WORLD_SIZE", None)
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "pytorch_imagenet.py"), str(tmp_path),
+                             "--steps", "2", "--batch-size", "4", "--crop", "32", "--threads", "1"],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "3 classes, 12 images" in result.stdout
+    assert "step 2/2: loss" in result.stdout

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded from the test data.
+# A crash, a sanitizer report or a timeout fails the run (libFuzzer exits non-zero).
+set -euo pipefail
+build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS}
+seconds=${2:-30}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Seed corpora: real images for the decoders, small tars and index files for the readers.
+mkdir -p "$work/images" "$work/tars" "$work/index"
+cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
+( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
+  && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
+printf 'v1.2 1\njpg 512 1 a.jpg cls 1536 1 a.cls\n' > "$work/index/v12.idx"
+printf 'v1.1 1\njpg 512 1\n' > "$work/index/v11.idx"
+
+status=0
+for fuzzer in "$build"/fuzz_*; do
+  [ -x "$fuzzer" ] || continue
+  name=$(basename "$fuzzer")
+  case "$name" in
+    fuzz_decode_*) corpus="$work/images" ;;
+    fuzz_tar*) corpus="$work/tars" ;;
+    fuzz_wds_index*) corpus="$work/index" ;;
+    *) corpus="$work/images" ;;
+  esac
+  mkdir -p "$work/out_$name"
+  echo "fuzz: $name for ${seconds}s"
+  if ! "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 "$work/out_$name" "$corpus" > "$work/$name.log" 2>&1; then
+    echo "fuzz: $name FAILED"; tail -40 "$work/$name.log"; status=1
+  else
+    grep -E "stat::number_of_executed_units" "$work/$name.log" | sed "s/^/  /" || true
+  fi
+done
+exit $status
