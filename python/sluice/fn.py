@@ -29,7 +29,7 @@ _LEGACY_NAMES = {
 def _make_function(schema, func_name, module_name):
     op_name = schema.name
 
-    def op_function(*inputs, device="cpu", name=None, **kwargs):
+    def op_function(*inputs, device=None, name=None, **kwargs):
         outputs = _call_operator(op_name, list(inputs), kwargs, device=device, name=name)
         return outputs[0] if len(outputs) == 1 else outputs
 

@@ -103,8 +103,11 @@ def make_call(op_name, inputs, kwargs, device="cpu", name=None):
     return OpCall(schema, device, name, inputs, args, arg_inputs, n_out, Pipeline.current())
 
 
-def call_operator(op_name, inputs, kwargs, device="cpu", name=None):
-    """Makes a call and returns its outputs (a list of DataNodes)."""
+def call_operator(op_name, inputs, kwargs, device=None, name=None):
+    """Makes a call and returns its outputs (a list of DataNodes). Without a device, the operator
+    runs where its inputs are, as in DALI: on the GPU if any input is GPU data, else on the CPU."""
+    if device is None:
+        device = "gpu" if any(isinstance(n, DataNode) and n.device == "gpu" for n in inputs) else "cpu"
     call = make_call(op_name, inputs, kwargs, device=device, name=name)
     if call.pipeline is not None:
         call.pipeline._record_call(call)
