@@ -160,8 +160,30 @@ def torchvision_loader(kind: str, data: str, batch_size: int, threads: int):
                                        num_workers=threads, persistent_workers=False)
 
 
-def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, seed: int, progress: bool,
-            soak: bool = False) -> dict:
+def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int):
+    """Yields, once per epoch, an iterable of the batch sizes of that epoch (building the pipeline or
+    loader on the first step, so that its cost counts towards the first-batch latency)."""
+    if kind in BASELINE_PIPELINES:
+        loader = torchvision_loader(kind, data, batch_size, threads)
+        while True:
+            yield (x.shape[0] for x, _y in loader)
+    elif kind == "decode-only":
+        # Variable-size images: read the batches directly (no dense tensor for the iterator).
+        pipe = sluice_pipeline(kind, data, batch_size, threads, seed)
+        pipe.build()
+        iters = -(-pipe.epoch_size("Reader") // batch_size)
+        while True:
+            yield (len(pipe.run()[0]) for _ in range(iters))
+    else:
+        from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+        it = DALIClassificationIterator(sluice_pipeline(kind, data, batch_size, threads, seed), reader_name="Reader",
+                                        last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
+        while True:
+            yield (b[0]["data"].shape[0] for b in it)
+
+
+def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, seed: int, progress: bool) -> dict:
     """Runs one pipeline for `epochs` epochs in this process and returns its figures."""
     n = _dataset_size(os.path.join(data, "train"))
     cpu0 = cpu_seconds()
@@ -171,45 +193,16 @@ def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, se
     rss_per_epoch = []
     bar = Progress(kind, n * epochs, progress)
     with PeakRss() as peak:
-        if kind in BASELINE_PIPELINES:
-            loader = torchvision_loader(kind, data, batch_size, threads)
-            for _ in range(epochs):
-                for x, _y in loader:
-                    if first_batch_s is None:
-                        first_batch_s = time.perf_counter() - t0
-                        t_steady, img_steady = time.perf_counter(), images + x.shape[0]
-                    images += x.shape[0]
-                    bar.update(x.shape[0])
-                rss_per_epoch.append(rss_bytes())
-        elif kind == "decode-only":
-            pipe = sluice_pipeline(kind, data, batch_size, threads, seed)
-            pipe.build()
-            iters = -(-pipe.epoch_size("Reader") // batch_size)
-            for _ in range(epochs):
-                for _i in range(iters):
-                    out = pipe.run()
-                    k = len(out[0])
-                    if first_batch_s is None:
-                        first_batch_s = time.perf_counter() - t0
-                        t_steady, img_steady = time.perf_counter(), images + k
-                    images += k
-                    bar.update(k)
-                rss_per_epoch.append(rss_bytes())
-        else:
-            from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
-
-            pipe = sluice_pipeline(kind, data, batch_size, threads, seed)
-            it = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL,
-                                            auto_reset=True)
-            for _ in range(epochs):
-                for batch in it:
-                    x = batch[0]["data"]
-                    if first_batch_s is None:
-                        first_batch_s = time.perf_counter() - t0
-                        t_steady, img_steady = time.perf_counter(), images + x.shape[0]
-                    images += x.shape[0]
-                    bar.update(x.shape[0])
-                rss_per_epoch.append(rss_bytes())
+        source = epochs_of(kind, data, batch_size, threads, seed)
+        for _ in range(epochs):
+            for k in next(source):
+                if first_batch_s is None:
+                    # Steady-state throughput is counted from the end of the first batch.
+                    first_batch_s = time.perf_counter() - t0
+                    t_steady, img_steady = time.perf_counter(), images + k
+                images += k
+                bar.update(k)
+            rss_per_epoch.append(rss_bytes())
         elapsed = time.perf_counter() - t_steady
     bar.close()
     cpu = cpu_seconds() - cpu0

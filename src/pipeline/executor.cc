@@ -138,28 +138,13 @@ void Executor::ProducerMain() {
   for (;;) {
     producer_cv_.wait(lk, [&] { return stop_.load() || (scheduled_ > 0 && !free_.empty() && !error_); });
     if (stop_.load()) return;
-    const int slot = free_.front();
-    free_.pop_front();
-    --scheduled_;
-    producing_ = true;
-    const int64_t iteration = next_iteration_++;
-    lk.unlock();
-    std::exception_ptr err;
-    try {
-      RunIteration(slot, iteration);
-    } catch (...) {
-      err = std::current_exception();
-    }
-    lk.lock();
-    producing_ = false;
+    ProduceOne(lk);
     if (stop_.load()) return;
-    if (err && !error_) error_ = err;
-    ready_.push_back({slot, err});
     consumer_cv_.notify_all();
   }
 }
 
-void Executor::ProduceInline(std::unique_lock<std::mutex>& lk) {
+void Executor::ProduceOne(std::unique_lock<std::mutex>& lk) {
   const int slot = free_.front();
   free_.pop_front();
   --scheduled_;
@@ -174,6 +159,7 @@ void Executor::ProduceInline(std::unique_lock<std::mutex>& lk) {
   }
   lk.lock();
   producing_ = false;
+  if (stop_.load()) return;  // shutting down: nobody takes this batch
   if (err && !error_) error_ = err;
   ready_.push_back({slot, err});
 }
@@ -188,7 +174,7 @@ std::vector<Batch> Executor::TakeNext() {
     throw Error("all " + std::to_string(queue_depth()) +
                 " output buffers are held by the caller: call release_outputs() before taking more outputs");
   if (!cfg_.async) {
-    while (ready_.empty() && scheduled_ > 0 && !free_.empty() && !error_) ProduceInline(lk);
+    while (ready_.empty() && scheduled_ > 0 && !free_.empty() && !error_) ProduceOne(lk);
   } else {
     consumer_cv_.wait(lk, [&] { return stop_.load() || !ready_.empty(); });
   }

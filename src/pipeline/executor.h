@@ -76,8 +76,10 @@ class Executor {
   void RunIteration(int slot, int64_t iteration);
   void RunNode(int node, int slot, int64_t iteration);
   void RecordMemory(int node, const Outputs& outs);
-  // In synchronous mode, produces the next scheduled batch on the caller's thread. mu_ held.
-  void ProduceInline(std::unique_lock<std::mutex>& lk);
+  // Produces the next scheduled batch into a free slot and queues it as ready; mu_ is held on
+  // entry and exit, released while the operators run. The producer thread calls it, and so does
+  // the caller's thread in synchronous mode.
+  void ProduceOne(std::unique_lock<std::mutex>& lk);
 
   // The CUDA side of a pipeline with mixed/gpu operators: its stream and one event per slot,
   // recorded after the slot's last GPU operator and waited for before the slot is handed out.

@@ -239,24 +239,27 @@ std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
       Rethrow(std::current_exception(), ws.iteration());
     }
   }
-  std::unique_ptr<PreparedBatch> b;
+  std::exception_ptr error;
   {
     std::unique_lock<std::mutex> lock(mu_);
     ready_cv_.wait(lock, [&] { return !ready_.empty() || loader_exited_; });
     if (ready_.empty()) throw Error("reader's loader thread stopped", OpContext());
-    b = std::move(ready_.front());
+    std::unique_ptr<PreparedBatch> b = std::move(ready_.front());
     ready_.pop_front();
+    error = b->error;
+    if (!error) {
+      // Hand the batch over and give its (now the executor's old) buffers back in the same critical
+      // section, so the loader always finds them: a loader woken before that would allocate a whole
+      // new batch, and memory would step up at random times.
+      for (int o = 0; o < NumOutputs(); ++o) std::swap(ws.Output(o), b->outputs[static_cast<size_t>(o)]);
+      consumer_state_ = seq_->SerializeAt(b->epoch, b->position);
+      free_.push_back(std::move(b));
+    }
   }
   space_cv_.notify_one();
-  if (b->error) {
-    failed_ = b->error;
+  if (error) {
+    failed_ = error;
     Rethrow(failed_, ws.iteration());
-  }
-  for (int o = 0; o < NumOutputs(); ++o) std::swap(ws.Output(o), b->outputs[static_cast<size_t>(o)]);
-  consumer_state_ = seq_->SerializeAt(b->epoch, b->position);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(b));
   }
   return {};
 }
