@@ -30,6 +30,26 @@ void BM_DecodeFull_Sluice(benchmark::State& st) {
 }
 BENCHMARK(BM_DecodeFull_Sluice)->Unit(benchmark::kMicrosecond);
 
+// Header parse (libjpeg jpeg_read_header + EXIF scan): what the operator's setup phase pays.
+void BM_PeekImage(benchmark::State& st) {
+  const auto& jpg = Jpeg();
+  for (auto _ : st) benchmark::DoNotOptimize(PeekImage(jpg));
+}
+BENCHMARK(BM_PeekImage)->Unit(benchmark::kMicrosecond);
+
+// Decode with the ImageInfo from setup (no second header parse).
+void BM_DecodeFull_SluiceWithInfo(benchmark::State& st) {
+  const auto& jpg = Jpeg();
+  DecodeParams p;
+  const ImageInfo info = PeekImage(jpg);
+  std::vector<uint8_t> out(PlanDecode(info, p).size_bytes());
+  for (auto _ : st) {
+    DecodeImage(jpg, info, p, out.data(), out.size());
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_DecodeFull_SluiceWithInfo)->Unit(benchmark::kMicrosecond);
+
 void TjLoop(benchmark::State& st, int num) {
   const auto& jpg = Jpeg();
   tjhandle h = tjInitDecompress();

@@ -67,10 +67,15 @@ void BM_PlainRead(benchmark::State& state) {
     state.SkipWithError(("no dataset at " + DataDir() + " (set SLUICE_BENCH_DATA)").c_str());
     return;
   }
-  std::vector<char> buf(1 << 20);
+  // range(0) buffers used in turn: 1 = one cache-hot buffer; 64 = a batch's worth of distinct
+  // destinations, as a reader that hands out batches must use.
+  const size_t nbuf = static_cast<size_t>(state.range(0));
+  std::vector<std::vector<char>> bufs(nbuf, std::vector<char>(1 << 20));
   int64_t bytes = 0, items = 0;
+  size_t k = 0;
   for (auto _ : state) {
     for (const FileLabel& f : *files) {
+      std::vector<char>& buf = bufs[k++ % nbuf];
       const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
       ssize_t r;
       while ((r = ::read(fd, buf.data(), buf.size())) > 0) bytes += r;
@@ -197,7 +202,7 @@ void BM_WdsIndexScan(benchmark::State& state) {
                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK(BM_PlainRead)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PlainRead)->Arg(1)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
 // Args: batch size, dont_use_mmap.
 BENCHMARK(BM_FileReader)->Args({64, 0})->Args({64, 1})->Args({256, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FileReaderShuffled)->Args({64, 1})->Unit(benchmark::kMillisecond)->UseRealTime();

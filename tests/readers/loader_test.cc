@@ -80,6 +80,9 @@ TEST_F(Loader, RunsAheadByExactlyThePrefetchDepth) {
     OpRunner r("testing.reader_probe", Args{{"prefetch_queue_depth", depth}}, 2);
     EXPECT_EQ(g_probe.batches_read.load(), 0);  // nothing before the first batch is asked for
     EXPECT_EQ(Indices(r.Next()[0]), (std::vector<int64_t>{0, 1}));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (g_probe.batches_read.load() < 1 + depth && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     // One handed out, `depth` ready, none being filled beyond that.
     EXPECT_EQ(g_probe.batches_read.load(), 1 + depth) << "depth " << depth;
@@ -104,12 +107,12 @@ TEST_F(Loader, ErrorsReachSetupAndStick) {
 }
 
 TEST_F(Loader, DestructionInterruptsASlowLoaderPromptly) {
-  g_probe.sleep_ms = 200;
+  g_probe.sleep_ms = 400;
   auto r = std::make_unique<OpRunner>("testing.reader_probe", Args{{"prefetch_queue_depth", 4}}, 2);
   r->Next();
   const auto t0 = std::chrono::steady_clock::now();
-  r.reset();  // the loader is inside a 200 ms batch: at most that long
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
+  r.reset();  // the loader is inside a 400 ms batch: it stops after it, not after filling 4 more
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.2);
 }
 
 TEST_F(Loader, HandsOverWithoutCopying) {
@@ -133,11 +136,15 @@ TEST_F(Loader, SerializeBeforeStartWithPipelineSeed) {
 TEST_F(Loader, SerializeFromAnotherThreadWhileRunning) {
   OpRunner r("testing.reader_probe", Args{{"n", 37}, {"random_shuffle", true}, {"seed", 3}}, 4);
   std::atomic<bool> done{false};
-  std::vector<std::string> states;
+  std::atomic<int> count{0};
+  std::vector<std::string> states;  // the thread's until it is joined
   std::thread t([&] {
-    while (!done) states.push_back(r.as<ProbeReader>().SerializeState());
+    while (!done) {
+      states.push_back(r.as<ProbeReader>().SerializeState());
+      ++count;
+    }
   });
-  for (int i = 0; i < 50; ++i) r.Next();
+  for (int i = 0; i < 50 || count.load() < 3; ++i) r.Next();  // overlap with the thread for sure
   done = true;
   t.join();
   ASSERT_FALSE(states.empty());
