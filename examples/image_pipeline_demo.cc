@@ -3,12 +3,24 @@
 //   image-pipeline-demo DIR [train|val|decode] [threads] [batch] [epochs]
 #include <sluice/pipeline.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 using sluice::OperatorDef;
+
+// Resident memory of this process in MB.
+static double RssMb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -44,13 +56,19 @@ int main(int argc, char** argv) {
     p.SetOutputs({images, r[1]});
     p.Build();
     const int64_t epoch = p.EpochSize("Reader");
-    const int64_t iters = (epoch + batch - 1) / batch * epochs;
+    const int64_t per_epoch = (epoch + batch - 1) / batch;
+    const int64_t iters = per_epoch * epochs;
     using Clock = std::chrono::steady_clock;
     p.Run();  // first batch: warm-up
     const auto t0 = Clock::now();
-    for (int64_t i = 1; i < iters; ++i) p.Run();
+    std::string rss;
+    for (int64_t i = 1; i < iters; ++i) {
+      p.Run();
+      if ((i + 1) % per_epoch == 0) rss += " " + std::to_string(static_cast<int>(RssMb()));
+    }
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     std::printf("%s: %d threads, batch %d: %.1f images/s\n", which.c_str(), threads, batch, (iters - 1) * batch / s);
+    std::printf("  RSS after each epoch (MB):%s\n", rss.c_str());
     for (const auto& op : p.GetExecutorStatistics().operators)
       std::printf("  %-32s %8.2f ms/batch\n", op.name.c_str(), op.mean_batch_ms());
     return 0;

@@ -7,6 +7,22 @@
 #include <sluice/error.h>
 
 namespace sluice {
+namespace {
+
+// Host buffers from 64 KiB up are allocated in size classes (steps of about 1.22x). Decoded
+// images change size every batch; allocated at their exact sizes, the freed blocks rarely fit the
+// next requests and malloc's heap fragments, so resident memory creeps up epoch after epoch. With
+// a few dozen distinct sizes, freed blocks are reused exactly. The slack is at most 22%.
+constexpr size_t kClassFrom = size_t{64} << 10;
+
+size_t HostSizeClass(size_t n) {
+  if (n < kClassFrom) return n;
+  size_t c = kClassFrom;
+  while (c < n) c += (c >> 3) + (c >> 4) + (c >> 5);
+  return (c + 4095) / 4096 * 4096;
+}
+
+}  // namespace
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
@@ -46,12 +62,16 @@ bool Buffer::Resize(size_t bytes, const MemoryConfig& cfg) {
   if (bytes > capacity_) {
     double factor = kind_ == StorageKind::kHost ? cfg.host_growth_factor : cfg.device_growth_factor;
     size_t grown = static_cast<size_t>(std::ceil(static_cast<double>(capacity_) * factor));
-    Reallocate(std::max(bytes, grown));
+    const size_t want = std::max(bytes, grown);
+    Reallocate(kind_ == StorageKind::kHost ? HostSizeClass(want) : want);
     realloc = true;
   } else if (kind_ == StorageKind::kHost && capacity_ > 0 &&
              static_cast<double>(bytes) < static_cast<double>(capacity_) * cfg.host_shrink_threshold) {
-    Reallocate(bytes);
-    realloc = true;
+    const size_t c = HostSizeClass(bytes);
+    if (c < capacity_) {
+      Reallocate(c);
+      realloc = true;
+    }
   }
   size_ = bytes;
   return realloc;

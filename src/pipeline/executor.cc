@@ -23,6 +23,29 @@ std::vector<int64_t> SizeHints(const OpSpec& spec) {
 
 }  // namespace
 
+std::shared_ptr<TensorList> SpareBuffers::Take() {
+  std::unique_ptr<TensorList> tl;
+  {
+    std::lock_guard lk(mu_);
+    if (!spares_.empty()) {
+      tl = std::move(spares_.back());
+      spares_.pop_back();
+    }
+  }
+  if (!tl) tl = std::make_unique<TensorList>(kind_);
+  std::weak_ptr<SpareBuffers> home = weak_from_this();
+  return std::shared_ptr<TensorList>(tl.release(), [home](TensorList* p) {
+    if (auto pool = home.lock()) pool->Return(p);
+    else delete p;
+  });
+}
+
+void SpareBuffers::Return(TensorList* tl) {
+  std::unique_ptr<TensorList> owned(tl);
+  std::lock_guard lk(mu_);
+  if (spares_.size() < kMaxSpares) spares_.push_back(std::move(owned));
+}
+
 Executor::GpuState::~GpuState() {
   if (stream) {
     try {
@@ -83,14 +106,18 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
   // of gpu_queue_depth slots once it exists, fed from this one.
   const int depth = cfg_.pipelined ? cfg_.cpu_queue_depth : 1;
   slots_.resize(static_cast<size_t>(depth));
+  spares_.resize(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const StorageKind kind = nodes[n].stage == Stage::kCpu ? StorageKind::kHost : StorageKind::kDevice;
+    for (size_t o = 0; o < nodes[n].spec.outputs.size(); ++o) spares_[n].push_back(std::make_shared<SpareBuffers>(kind));
+  }
   for (int s = 0; s < depth; ++s) {
     Outputs& outs = slots_[static_cast<size_t>(s)];
     outs.resize(nodes.size());
     for (size_t n = 0; n < nodes.size(); ++n) {
-      const StorageKind kind = nodes[n].stage == Stage::kCpu ? StorageKind::kHost : StorageKind::kDevice;
       const auto hints = SizeHints(nodes[n].spec);
       for (size_t o = 0; o < nodes[n].spec.outputs.size(); ++o) {
-        auto tl = std::make_shared<TensorList>(kind);
+        auto tl = spares_[n][o]->Take();
         size_t hint = cfg_.bytes_per_sample;
         if (!hints.empty()) {
           const int64_t h = o < hints.size() ? hints[o] : hints[0];
@@ -249,8 +276,8 @@ void Executor::RunNode(int n, int slot, int64_t iteration) {
   ws.batch_size_ = ws.inputs_.empty() ? cfg_.batch_size : ws.inputs_[0]->num_samples();
   for (auto& tl : outs[static_cast<size_t>(n)]) {
     // A caller still holds a view of this buffer (a Batch outlives its release): leave it to them
-    // and write into a fresh one.
-    if (tl.use_count() > 1) tl = std::make_shared<TensorList>(tl->kind());
+    // and write into a spare; theirs comes back to the spares when they drop it.
+    if (tl.use_count() > 1) tl = spares_[static_cast<size_t>(n)][ws.outputs_.size()]->Take();
     ws.outputs_.push_back(tl.get());
   }
 

@@ -43,6 +43,25 @@ struct ExecutorConfig {
   MemoryConfig memory;
 };
 
+// Spare buffers for one operator output. A batch handed to the caller may outlive its slot's
+// release (a PyTorch loop variable holds the previous batch while the next is taken); the slot
+// then writes into a spare instead. When the caller drops the batch, its buffers come back here
+// (through the shared_ptr's deleter, on the caller's thread), so steady state allocates nothing:
+// no page faults for fresh memory and no heap fragmentation from large blocks coming and going.
+class SpareBuffers : public std::enable_shared_from_this<SpareBuffers> {
+ public:
+  explicit SpareBuffers(StorageKind kind) : kind_(kind) {}
+  // A buffer whose last owner returns it here (or frees it, if the executor is gone).
+  std::shared_ptr<TensorList> Take();
+
+ private:
+  static constexpr size_t kMaxSpares = 4;
+  void Return(TensorList* tl);
+  StorageKind kind_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<TensorList>> spares_;
+};
+
 class Executor {
  public:
   Executor(ExecutorConfig cfg, Graph graph);
@@ -98,6 +117,7 @@ class Executor {
   std::vector<uint64_t> op_seeds_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<Outputs> slots_;
+  std::vector<std::vector<std::shared_ptr<SpareBuffers>>> spares_;  // [node][output]
   std::atomic<bool> stop_{false};
 
   mutable std::mutex mu_;

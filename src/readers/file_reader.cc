@@ -76,7 +76,7 @@ void FileReader::AdjustSequencer(SequencerOptions& s) const {
 
 void FileReader::PresizeOutputs(std::vector<TensorList>& outs, int batch_size, const MemoryConfig& cfg) {
   const size_t bytes = std::max(static_cast<size_t>(options().tensor_init_bytes), HintFor(0));
-  outs[0].Reserve(batch_size, bytes, cfg, false);
+  outs[0].Reserve(batch_size, bytes, cfg, true);
 }
 
 void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<TensorList>& outs,
@@ -115,7 +115,7 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
   }
   TensorList& data = outs[0];
   TensorList& labels = outs[1];
-  data.Resize(data_shapes_, DType::kUInt8, cfg, false);
+  data.Resize(data_shapes_, DType::kUInt8, cfg, true);
   labels.Resize(label_shapes_, DType::kInt32, cfg, true);
   // Mapping a whole small file, copying it out and unmapping costs more than one pread (Sluice
   // copies into its own buffers; DALI could hand the mapping over instead), so mmap is only used

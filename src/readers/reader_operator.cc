@@ -121,7 +121,7 @@ size_t ReaderOperator::HintFor(int output) const {
 void ReaderOperator::PresizeOutputs(std::vector<TensorList>& outs, int batch_size, const MemoryConfig& cfg) {
   for (int o = 0; o < static_cast<int>(outs.size()); ++o) {
     const size_t bytes = std::max(static_cast<size_t>(opt_.tensor_init_bytes), HintFor(o));
-    outs[static_cast<size_t>(o)].Reserve(batch_size, bytes, cfg, false);
+    outs[static_cast<size_t>(o)].Reserve(batch_size, bytes, cfg, true);
   }
 }
 
@@ -148,7 +148,10 @@ void ReaderOperator::StartLoader(int batch_size, uint64_t seed, const MemoryConf
   seed_ = seed;
   memory_ = memory;
   // Loader buffers keep their capacity: files differ in size, and shrinking would reallocate
-  // nearly every sample of every batch.
+  // nearly every batch. Each output of a batch is one contiguous buffer: its touched size is the
+  // largest batch seen, reached within an epoch (presized per-sample buffers would each be touched
+  // a little deeper whenever a bigger file lands in them, and resident memory would creep up
+  // for many epochs).
   memory_.host_shrink_threshold = 0;
   seq_ = std::make_unique<SampleSequencer>(MakeSequencerOptions(batch_size, seed), DatasetName());
   if (restore) seq_->Restore(*restore);

@@ -109,7 +109,7 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
       shapes_[i][0] = c.offset < 0 ? 0 : c.size / elem;
     }
     TensorList& out = outs[static_cast<size_t>(o)];
-    out.Resize(shapes_, dt, cfg, false);
+    out.Resize(shapes_, dt, cfg, true);
     for (size_t i = 0; i < n; ++i) {
       const int64_t s = indices[i];
       const WdsComponent& c = data_.component(s, o);
