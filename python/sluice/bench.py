@@ -265,7 +265,7 @@ def plot(results: dict[str, dict], path: str, title: str):
 
     names = list(results)
     values = [results[n]["images_per_s"] for n in names]
-    colors = ["#1f77b4" if n in SLUICE_PIPELINES else "#999999" for n in names]
+    colors = ["#999999" if n.startswith("torchvision") else "#1f77b4" for n in names]
     fig, ax = plt.subplots(figsize=(8, 4))
     bars = ax.bar(names, values, color=colors)
     for b, n in zip(bars, names):
