@@ -5,7 +5,9 @@ namespace sluice {
 
 // How buffers resize. A buffer that must grow allocates max(new_bytes, capacity * growth_factor);
 // a non-pinned host buffer whose new size is below capacity * host_shrink_threshold is reallocated
-// at the exact size. Pinned and device buffers never shrink.
+// at the exact size (host buffers from 64 KiB up are rounded to size classes, at most 22% larger,
+// so that freed blocks are reused exactly and the heap does not fragment). Pinned and device
+// buffers never shrink.
 struct MemoryConfig {
   double host_shrink_threshold = 0.9;  // [0, 1]; 0 = never shrink, 1 = shrink whenever smaller
   double host_growth_factor = 1.0;     // [1, 4]

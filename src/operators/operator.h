@@ -2,6 +2,7 @@
 // outputs' shapes and types for the whole batch (the executor then allocates), Run fills them.
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,12 @@ class Operator {
   OpSpec spec_;
   const OpSchema* schema_ = nullptr;
 };
+
+// The factory of an operator class constructed from its spec, for OpSchema::Factory.
+template <typename Op>
+OperatorFactory MakeFactory() {
+  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
+}
 
 }  // namespace sluice
 

@@ -101,10 +101,6 @@ class Normal : public RandomOp {
   std::vector<double> mean_, stddev_;
 };
 
-template <typename Op>
-OperatorFactory Make() {
-  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
-}
 
 OpSchema& CommonRandomArgs(OpSchema& s, const char* default_dtype) {
   return s.Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "Shape of each sample; empty: a scalar.")
@@ -119,7 +115,7 @@ void RegisterRandomOperators(OperatorRegistry& r) {
   coin.Doc("Random 0/1 values (Bernoulli), e.g. for mirror=fn.random.coin_flip().")
       .Output("values", "1 with probability `probability`, else 0.")
       .Arg("probability", ArgType::kFloat, 0.5, "Probability of a 1.", true)
-      .Factory("cpu", Make<CoinFlip>());
+      .Factory("cpu", MakeFactory<CoinFlip>());
   r.Register(std::move(CommonRandomArgs(coin, "int32")));
 
   OpSchema uni("random.uniform");
@@ -127,7 +123,7 @@ void RegisterRandomOperators(OperatorRegistry& r) {
       .Output("values", "The random values.")
       .Arg("range", ArgType::kFloatList, std::vector<double>{-1.0, 1.0}, "[lo, hi) of the distribution.", true)
       .Arg("values", ArgType::kFloatList, std::vector<double>{}, "Discrete values to draw from (overrides range).")
-      .Factory("cpu", Make<Uniform>());
+      .Factory("cpu", MakeFactory<Uniform>());
   r.Register(std::move(CommonRandomArgs(uni, "float32")));
 
   OpSchema normal("random.normal");
@@ -135,7 +131,7 @@ void RegisterRandomOperators(OperatorRegistry& r) {
       .Output("values", "The random values.")
       .Arg("mean", ArgType::kFloat, 0.0, "Mean.", true)
       .Arg("stddev", ArgType::kFloat, 1.0, "Standard deviation.", true)
-      .Factory("cpu", Make<Normal>());
+      .Factory("cpu", MakeFactory<Normal>());
   r.Register(std::move(CommonRandomArgs(normal, "float32")));
 }
 

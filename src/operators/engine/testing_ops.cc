@@ -116,10 +116,6 @@ class Fail : public Operator {
   std::string message_;
 };
 
-template <typename Op>
-OperatorFactory Make() {
-  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
-}
 
 }  // namespace
 
@@ -128,24 +124,24 @@ void RegisterEngineOperators(OperatorRegistry& r) {
                  .Doc("Test source: sample i of batch k holds k * batch_size + i (int64), filling `shape`.")
                  .Output("values", "The counter values.")
                  .Arg("shape", ArgType::kIntList, std::vector<int64_t>{1}, "Shape of each sample.")
-                 .Factory("cpu", Make<Counter>()));
+                 .Factory("cpu", MakeFactory<Counter>()));
   r.Register(OpSchema("copy")
                  .Doc("Copies its input.")
                  .Input("input", "Any data.")
                  .Output("output", "A copy of the input.")
-                 .Factory("cpu", Make<Copy>()));
+                 .Factory("cpu", MakeFactory<Copy>()));
   r.Register(OpSchema("testing.add_constant")
                  .Doc("Test operator: adds `value` to every element, in the input's type.")
                  .Input("input", "Numeric data.")
                  .Output("output", "input + value.")
                  .Arg("value", ArgType::kFloat, 1.0, "The value to add.", /*per_sample=*/true)
-                 .Factory("cpu", Make<AddConstant>()));
+                 .Factory("cpu", MakeFactory<AddConstant>()));
   r.Register(OpSchema("testing.sleep")
                  .Doc("Test operator: sleeps `ms` milliseconds per sample, then copies its input.")
                  .Input("input", "Any data.")
                  .Output("output", "A copy of the input.")
                  .Arg("ms", ArgType::kFloat, 1.0, "Milliseconds per sample.")
-                 .Factory("cpu", Make<Sleep>()));
+                 .Factory("cpu", MakeFactory<Sleep>()));
   r.Register(OpSchema("testing.fail")
                  .Doc("Test operator: copies its input but throws at one (iteration, sample).")
                  .Input("input", "Any data.")
@@ -153,7 +149,7 @@ void RegisterEngineOperators(OperatorRegistry& r) {
                  .Arg("fail_iteration", ArgType::kInt, int64_t{0}, "Batch index at which to fail.")
                  .Arg("fail_sample", ArgType::kInt, int64_t{0}, "Sample index at which to fail.")
                  .Arg("message", ArgType::kString, std::string("injected failure"), "The error message.")
-                 .Factory("cpu", Make<Fail>()));
+                 .Factory("cpu", MakeFactory<Fail>()));
 }
 
 }  // namespace sluice

@@ -65,10 +65,6 @@ class ImageCropDecoder : public ImageDecoderBase {
   CropArgs crop_;
 };
 
-template <typename Op>
-OperatorFactory Make() {
-  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
-}
 
 }  // namespace
 
@@ -76,7 +72,7 @@ void RegisterDecoders(OperatorRegistry& r) {
   OpSchema image("decoders.image");
   image.Doc("Decodes images (JPEG with libjpeg-turbo, PNG, WebP, BMP, PNM) into HWC uint8. Grayscale, CMYK and "
             "progressive JPEGs are supported and EXIF orientation is applied.")
-      .Factory("cpu", Make<ImageDecoder>());
+      .Factory("cpu", MakeFactory<ImageDecoder>());
   r.Register(std::move(AddDecoderArgs(image)));
 
   OpSchema rc("decoders.image_random_crop");
@@ -89,13 +85,13 @@ void RegisterDecoders(OperatorRegistry& r) {
       .Arg("num_attempts", ArgType::kInt, int64_t{10},
            "Tries to find a window that fits before falling back to the whole image clamped to the ratio range.")
       .Random()
-      .Factory("cpu", Make<ImageRandomCropDecoder>());
+      .Factory("cpu", MakeFactory<ImageRandomCropDecoder>());
   r.Register(std::move(AddDecoderArgs(rc)));
 
   OpSchema crop("decoders.image_crop");
   crop.Doc("Decodes a fixed window of each image (crop, crop_pos_x, crop_pos_y), decoding only that window. A window "
            "extending past the image is clamped to it.")
-      .Factory("cpu", Make<ImageCropDecoder>());
+      .Factory("cpu", MakeFactory<ImageCropDecoder>());
   AddCropArgs(crop);
   r.Register(std::move(AddDecoderArgs(crop)));
 }

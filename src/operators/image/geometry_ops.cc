@@ -156,10 +156,6 @@ class CastOp : public Operator {
   DType to_;
 };
 
-template <typename Op>
-OperatorFactory Make() {
-  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
-}
 
 }  // namespace
 
@@ -170,7 +166,7 @@ void RegisterGeometryOperators(OperatorRegistry& r) {
       .Output("cropped", "The cropped images.")
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"), "A window outside the image: error, pad or trim_to_shape.")
       .Arg("fill_values", ArgType::kFloatList, std::vector<double>{0.0}, "Values of padded pixels, per channel.")
-      .Factory("cpu", Make<CropOp>());
+      .Factory("cpu", MakeFactory<CropOp>());
   AddCropArgs(crop);
   r.Register(std::move(crop));
 
@@ -180,7 +176,7 @@ void RegisterGeometryOperators(OperatorRegistry& r) {
                  .Output("flipped", "The flipped images.")
                  .Arg("horizontal", ArgType::kInt, int64_t{1}, "Flip horizontally (per sample: 0 or 1).", true)
                  .Arg("vertical", ArgType::kInt, int64_t{0}, "Flip vertically (per sample: 0 or 1).", true)
-                 .Factory("cpu", Make<FlipOp>()));
+                 .Factory("cpu", MakeFactory<FlipOp>()));
 
   r.Register(OpSchema("transpose")
                  .Doc("Permutes dimensions: output dimension i is input dimension perm[i].")
@@ -189,14 +185,14 @@ void RegisterGeometryOperators(OperatorRegistry& r) {
                  .Arg("perm", ArgType::kIntList, std::nullopt, "The permutation, e.g. [2, 0, 1] for HWC -> CHW.")
                  .Arg("output_layout", ArgType::kString, std::string(), "Layout of the output (overrides transpose_layout).")
                  .Arg("transpose_layout", ArgType::kBool, true, "Permute the input's layout string too.")
-                 .Factory("cpu", Make<TransposeOp>()));
+                 .Factory("cpu", MakeFactory<TransposeOp>()));
 
   r.Register(OpSchema("cast")
                  .Doc("Converts elements to another type: integer targets saturate, floats round to nearest even.")
                  .Input("input", "Tensors of any type.")
                  .Output("output", "The converted tensors.")
                  .Arg("dtype", ArgType::kDType, std::nullopt, "Output type.")
-                 .Factory("cpu", Make<CastOp>()));
+                 .Factory("cpu", MakeFactory<CastOp>()));
 }
 
 }  // namespace sluice
