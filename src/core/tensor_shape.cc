@@ -1,14 +1,22 @@
+#include <sluice/error.h>
 #include <sluice/tensor_shape.h>
 
 namespace sluice {
 
+void TensorShape::Assign(const int64_t* d, size_t n) {
+  if (n > static_cast<size_t>(kMaxDims))
+    throw Error("a tensor may have at most " + std::to_string(kMaxDims) + " dimensions, got " + std::to_string(n));
+  std::copy(d, d + n, dims_);
+  ndim_ = static_cast<int>(n);
+}
+
 std::string TensorShape::ToString() const {
   std::string s = "(";
-  for (size_t i = 0; i < dims_.size(); ++i) {
+  for (int i = 0; i < ndim_; ++i) {
     if (i) s += ", ";
     s += std::to_string(dims_[i]);
   }
-  if (dims_.size() == 1) s += ",";
+  if (ndim_ == 1) s += ",";
   return s + ")";
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <sluice/dtype.h>
+#include <sluice/error.h>
 #include <sluice/tensor_shape.h>
 
 #include <cmath>
@@ -51,6 +52,12 @@ TEST(TensorShape, Basics) {
   EXPECT_EQ(s.ToString(), "(224, 224, 3)");
   EXPECT_EQ(TensorShape{}.num_elements(), 1);
   EXPECT_EQ(TensorShape({5}).ToString(), "(5,)");
+  EXPECT_EQ(TensorShape(std::vector<int64_t>{2, 3}), (TensorShape{2, 3}));
+  EXPECT_NE((TensorShape{2, 3}), (TensorShape{2, 3, 1}));
+  EXPECT_EQ((TensorShape{4, 5}).to_vector(), (std::vector<int64_t>{4, 5}));
+  // Shapes are stored inline; more dimensions than that are a clear error.
+  EXPECT_NO_THROW(TensorShape(std::vector<int64_t>(TensorShape::kMaxDims, 1)));
+  EXPECT_THROW(TensorShape(std::vector<int64_t>(TensorShape::kMaxDims + 1, 1)), Error);
 }
 
 TEST(VisitDType, DispatchesToTheRightType) {

@@ -98,17 +98,21 @@ TEST(DecodersImage, OnErrorReplaceKeepsTheBatchFullAndLogsTheSource) {
   // Sample 1 failed and took the data of the next sample that decoded (2).
   EXPECT_EQ(out[0].shape(1), out[0].shape(2));
   EXPECT_EQ(SampleData<uint8_t>(out[0], 1), SampleData<uint8_t>(out[0], 2));
+  // The prefetched next batch (the same four files) may already be logged too.
   auto log = p->GetErrorLog();
-  ASSERT_EQ(log.size(), 1u);
-  EXPECT_EQ(log[0].op, "decoder");
-  EXPECT_EQ(log[0].sample, 1);
-  EXPECT_EQ(log[0].replaced_by, 2);
-  EXPECT_EQ(log[0].source, tmp / "truncated.jpg");
-  EXPECT_FALSE(log[0].error.empty());
+  ASSERT_GE(log.size(), 1u);
+  for (const auto& rec : log) {
+    EXPECT_EQ(rec.op, "decoder");
+    EXPECT_EQ(rec.sample, 1);
+    EXPECT_EQ(rec.replaced_by, 2);
+    EXPECT_EQ(rec.source, tmp / "truncated.jpg");
+    EXPECT_FALSE(rec.error.empty());
+  }
+  EXPECT_EQ(log[0].iteration, 0);
   auto st = p->GetExecutorStatistics();
   bool found = false;
   for (const auto& op : st.operators)
-    if (op.name == "decoder") { EXPECT_EQ(op.replaced_samples, 1); found = true; }
+    if (op.name == "decoder") { EXPECT_GE(op.replaced_samples, 1); found = true; }
   EXPECT_TRUE(found);
 
   // A batch where nothing decodes is still an error.
@@ -139,7 +143,7 @@ TEST(DecodersImageRandomCrop, SameSeedSameWindowsForAnyThreadCountAndWindowsAreC
   for (int i = 0; i < 16; ++i) {
     EXPECT_LE(out[0].shape(i)[0], 375);
     EXPECT_LE(out[0].shape(i)[1], 500);
-    shapes.insert(out[0].shape(i).dims());
+    shapes.insert(out[0].shape(i).to_vector());
   }
   EXPECT_GT(shapes.size(), 8u);
 }
