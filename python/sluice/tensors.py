@@ -69,27 +69,14 @@ class TensorCPU:
         return f"TensorCPU(shape={tuple(self._array.shape)}, dtype={self._array.dtype}, layout={self._layout!r})"
 
 
-class TensorListCPU:
-    """A batch of samples of one dtype and layout; the samples may differ in shape."""
-
-    def __init__(self, batch):
-        self._batch = batch  # sluice._sluice.Batch
-        self._tensor = None  # as_tensor(), made once (the batch is immutable)
+class _TensorList:
+    """What CPU and GPU batches share: the batch's metadata."""
 
     def __len__(self):
         return self._batch.num_samples
 
-    def __getitem__(self, i):
-        if i < 0:
-            i += len(self)
-        return TensorCPU(self._batch.sample(i), self._batch.layout, self._batch.source(i))
-
     def __iter__(self):
         return (self[i] for i in range(len(self)))
-
-    def at(self, i):
-        """Sample i as a NumPy array (a read-only view)."""
-        return self[i].as_array()
 
     def shape(self):
         return [tuple(s) for s in self._batch.shapes()]
@@ -108,6 +95,23 @@ class TensorListCPU:
     def is_dense_tensor(self):
         """True if every sample has the same shape, so that the batch can be one tensor."""
         return self._batch.is_dense()
+
+
+class TensorListCPU(_TensorList):
+    """A batch of samples of one dtype and layout; the samples may differ in shape."""
+
+    def __init__(self, batch):
+        self._batch = batch  # sluice._sluice.Batch
+        self._tensor = None  # as_tensor(), made once (the batch is immutable)
+
+    def __getitem__(self, i):
+        if i < 0:
+            i += len(self)
+        return TensorCPU(self._batch.sample(i), self._batch.layout, self._batch.source(i))
+
+    def at(self, i):
+        """Sample i as a NumPy array (a read-only view)."""
+        return self[i].as_array()
 
     def is_single_tensor(self):
         """True if the batch is already one (N, ...) tensor in memory (as_tensor() does not copy)."""
@@ -191,7 +195,7 @@ class TensorGPU:
         return f"TensorGPU(shape={tuple(self._shape)}, device_id={self._device_id})"
 
 
-class TensorListGPU:
+class TensorListGPU(_TensorList):
     """A batch in GPU memory. ``__dlpack__`` (e.g. ``torch.utils.dlpack.from_dlpack``) shares it
     without a copy; NumPy access needs a framework's copy to the host first."""
 
@@ -199,30 +203,11 @@ class TensorListGPU:
         self._batch = batch
         self._device_id = device_id
 
-    def __len__(self):
-        return self._batch.num_samples
-
     def __getitem__(self, i):
         if i < 0:
             i += len(self)
         return TensorGPU(self._batch.sample(i, device_id=self._device_id), self._batch.shape(i),
                          self._batch.layout, self._batch.source(i), self._device_id)
-
-    def shape(self):
-        return [tuple(s) for s in self._batch.shapes()]
-
-    @property
-    def dtype(self):
-        return dtype_from_name(self._batch.dtype)
-
-    def layout(self):
-        return self._batch.layout
-
-    def source_info(self, i):
-        return str(self._batch.source(i if i >= 0 else i + len(self)))
-
-    def is_dense_tensor(self):
-        return self._batch.is_dense()
 
     def as_tensor(self):
         """The batch as one (N, ...) TensorGPU, without a copy; the batch must be one contiguous block."""
