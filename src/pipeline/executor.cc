@@ -155,11 +155,6 @@ void Executor::Schedule() {
   producer_cv_.notify_one();
 }
 
-int Executor::held() const {
-  std::lock_guard lk(mu_);
-  return static_cast<int>(held_.size());
-}
-
 void Executor::ProducerMain() {
   std::unique_lock lk(mu_);
   for (;;) {

@@ -75,7 +75,6 @@ class Executor {
   std::vector<Batch> TakeNext();
   // Returns the oldest held slot to the producer. No-op when nothing is held.
   void Release();
-  int held() const;
   int queue_depth() const { return static_cast<int>(slots_.size()); }
 
   ExecutorStatistics Statistics() const;

@@ -49,11 +49,6 @@ void ExternalSource::Feed(const std::vector<Pipeline::ExternalSample>& samples, 
   queue_.push_back(std::move(tl));
 }
 
-int ExternalSource::queued() const {
-  std::lock_guard lk(mu_);
-  return static_cast<int>(queue_.size());
-}
-
 std::vector<OutputDesc> ExternalSource::Setup(Workspace& ws) {
   TensorList next;
   {

@@ -18,7 +18,6 @@ class ExternalSource : public Operator {
   void Feed(const std::vector<Pipeline::ExternalSample>& samples, const std::string& layout, const MemoryConfig& cfg);
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override {}
-  int queued() const;
 
  private:
   mutable std::mutex mu_;
