@@ -77,16 +77,32 @@ class Batch {
   // Dense-and-contiguous batches are also one (N, ...) tensor starting at data(0) if each
   // sample's size is a multiple of 64 bytes; this says whether that holds.
   bool is_single_tensor() const;
-  // "cpu" or "gpu". A "gpu" batch's data() are device pointers on the pipeline's device_id; the
-  // batch is handed out complete (the executor has waited for its CUDA work), so it may be read
-  // from any stream or copied to the host without further synchronization.
+  // "cpu" or "gpu". A "gpu" batch's data() are device pointers on device_id().
   std::string device() const;
+  int device_id() const { return device_id_; }  // -1 for "cpu" batches
+
+  // Stream ordering of "gpu" batches. A batch is handed out as soon as its CUDA work is queued on
+  // the pipeline's stream, so that the host never waits for the GPU. Before reading it, either
+  //   WaitOn(stream): `stream` (a cudaStream_t; 1 and 2 mean the legacy and the per-thread default
+  //                   stream, as in DLPack) waits for the batch on the device, or
+  //   Synchronize():  the calling thread waits; any stream and host copies may then read it.
+  // When reads are still queued on a stream as the batch is let go, ReleaseOn(stream) makes the
+  // pipeline's next writes into these buffers wait for them (like torch's record_stream; call it
+  // after queuing the last read). All three do nothing for "cpu" batches.
+  void WaitOn(void* cuda_stream) const;
+  void Synchronize() const;
+  void ReleaseOn(void* cuda_stream) const;
+
   const TensorList& impl() const { return *impl_; }
 
-  explicit Batch(std::shared_ptr<const TensorList> impl) : impl_(std::move(impl)) {}
+  explicit Batch(std::shared_ptr<const TensorList> impl, std::shared_ptr<void> ready_event = nullptr,
+                 int device_id = -1)
+      : impl_(std::move(impl)), ready_event_(std::move(ready_event)), device_id_(device_id) {}
 
  private:
   std::shared_ptr<const TensorList> impl_;
+  std::shared_ptr<void> ready_event_;  // cudaEvent_t recorded after the batch's last GPU work
+  int device_id_ = -1;
 };
 
 struct OperatorStatistics {
@@ -112,7 +128,8 @@ struct ExecutorStatistics {
   // Queue occupancy: ready batches waiting for the consumer, sampled whenever one is taken.
   double mean_queue_occupancy = 0;
   int max_queue_occupancy = 0;
-  int queue_capacity = 0;
+  int queue_capacity = 0;      // the ring the consumer takes from (gpu_queue_depth with a device stage)
+  int cpu_queue_capacity = 0;  // the cpu stage's ring (the same ring without mixed/gpu operators)
   int64_t batches_produced = 0;
   double consumer_wait_ms = 0;  // time Outputs/ShareOutputs spent waiting for a batch
 };
@@ -158,6 +175,10 @@ class Pipeline {
 
   // run(): schedules what is needed and returns the next batch's outputs.
   std::vector<Batch> Run();
+  // How many iterations fill the prefetch queues: the first run() schedules this many. The cpu
+  // queue depth, plus the gpu queue depth when the pipeline has mixed/gpu operators; 1 without
+  // exec_pipelined. Needs a built pipeline.
+  int PrefetchDepth();
   // The scheduled API: schedule_run() then share_outputs() ... release_outputs().
   void ScheduleRun();
   std::vector<Batch> ShareOutputs();

@@ -205,7 +205,7 @@ class Pipeline:
         cpp = self._built()
         if self._last_iter:
             return  # the epoch ended; reset() starts the next one
-        n = self._cpu_depth if (self._first_iter and self._exec_pipelined) else 1
+        n = cpp.prefetch_depth() if self._first_iter else 1
         self._first_iter = False
         for _ in range(n):
             if self._stop_pending:
@@ -296,7 +296,8 @@ class Pipeline:
         """Prefetch queue occupancy and consumer wait time (a Sluice extension)."""
         s = self._built().executor_statistics()
         return {"mean_queue_occupancy": s.mean_queue_occupancy, "max_queue_occupancy": s.max_queue_occupancy,
-                "queue_capacity": s.queue_capacity, "batches_produced": s.batches_produced,
+                "queue_capacity": s.queue_capacity,
+                "cpu_queue_capacity": s.cpu_queue_capacity, "batches_produced": s.batches_produced,
                 "consumer_wait_ms": s.consumer_wait_ms}
 
     def reader_meta(self, name=None):

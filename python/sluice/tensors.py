@@ -164,10 +164,18 @@ class TensorListCPU(_TensorList):
 
 
 class TensorGPU:
-    """One tensor in GPU memory (from a "mixed" or "gpu" operator): hand it over by DLPack."""
+    """One tensor in GPU memory (from a "mixed" or "gpu" operator): hand it over by DLPack.
 
-    def __init__(self, view, shape, layout="", source=None, device_id=0):
-        self._view = view
+    GPU outputs are handed out as soon as their work is queued on the pipeline's CUDA stream.
+    ``__dlpack__(stream=s)`` follows the DLPack protocol: the consumer's stream ``s`` waits for the
+    data on the device (the host does not block), and once the consumer frees its tensor the
+    pipeline's later writes into the buffer wait for the work ``s`` queued until then.
+    ``stream=None`` means the legacy default stream, ``-1`` no ordering (the caller synchronizes).
+    """
+
+    def __init__(self, batch, index, shape, layout="", source=None, device_id=0):
+        self._batch = batch
+        self._index = index  # a sample, or None for the whole batch as one (N, ...) tensor
         self._shape = list(shape)
         self._layout = layout
         self._source = source
@@ -185,8 +193,26 @@ class TensorGPU:
     def as_tensor(self):
         return self
 
+    def synchronize(self):
+        """Blocks until the data is complete (then any stream, or a host copy, may read it)."""
+        self._batch.synchronize()
+
+    def _view(self, stream):
+        if stream is None:
+            stream = 1  # DLPack: None stands for CUDA's legacy default stream
+        if stream == 0:
+            raise BufferError("DLPack stream 0 is ambiguous for CUDA: pass 1 (legacy default stream), 2 "
+                              "(per-thread default stream) or a stream handle")
+        release = None
+        if stream != -1:
+            self._batch.wait_on(stream)
+            release = stream
+        if self._index is None:
+            return self._batch.single_tensor(device_id=self._device_id, release_stream=release)
+        return self._batch.sample(self._index, device_id=self._device_id, release_stream=release)
+
     def __dlpack__(self, stream=None, **kwargs):
-        return self._view.__dlpack__(stream=stream, **kwargs)
+        return self._view(stream).__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
         return (2, self._device_id)  # kDLCUDA
@@ -197,7 +223,8 @@ class TensorGPU:
 
 class TensorListGPU(_TensorList):
     """A batch in GPU memory. ``__dlpack__`` (e.g. ``torch.utils.dlpack.from_dlpack``) shares it
-    without a copy; NumPy access needs a framework's copy to the host first."""
+    without a copy, ordered on the consumer's stream (see TensorGPU); NumPy access needs a
+    framework's copy to the host first."""
 
     def __init__(self, batch, device_id):
         self._batch = batch
@@ -206,8 +233,10 @@ class TensorListGPU(_TensorList):
     def __getitem__(self, i):
         if i < 0:
             i += len(self)
-        return TensorGPU(self._batch.sample(i, device_id=self._device_id), self._batch.shape(i),
-                         self._batch.layout, self._batch.source(i), self._device_id)
+        if not 0 <= i < len(self):
+            raise IndexError(f"sample index {i} out of range for a batch of {len(self)}")
+        return TensorGPU(self._batch, i, self._batch.shape(i), self._batch.layout, self._batch.source(i),
+                         self._device_id)
 
     def as_tensor(self):
         """The batch as one (N, ...) TensorGPU, without a copy; the batch must be one contiguous block."""
@@ -216,8 +245,11 @@ class TensorListGPU(_TensorList):
                              f"{', '.join(str(tuple(s)) for s in self._batch.shapes()[:8])}); take its samples "
                              f"one by one")
         shape = [len(self)] + list(self._batch.shape(0))
-        return TensorGPU(self._batch.single_tensor(device_id=self._device_id), shape, self._batch.layout,
-                         device_id=self._device_id)
+        return TensorGPU(self._batch, None, shape, self._batch.layout, device_id=self._device_id)
+
+    def synchronize(self):
+        """Blocks until the batch is complete (then any stream, or a host copy, may read it)."""
+        self._batch.synchronize()
 
     def as_array(self):
         raise TypeError("GPU data has no NumPy view: use torch.utils.dlpack.from_dlpack(batch).cpu() or similar")

@@ -75,6 +75,7 @@ void BindPipeline(nb::module_& m) {
       .def("build", &Pipeline::Build, Release())
       .def("run", &Pipeline::Run, Release())
       .def("schedule_run", &Pipeline::ScheduleRun, Release())
+      .def("prefetch_depth", &Pipeline::PrefetchDepth, Release())
       .def("share_outputs", &Pipeline::ShareOutputs, Release())
       .def("release_outputs", &Pipeline::ReleaseOutputs, Release())
       .def("outputs", &Pipeline::Outputs, Release())

@@ -28,6 +28,7 @@ void BindStatistics(nb::module_& m) {
       .def_ro("mean_queue_occupancy", &ExecutorStatistics::mean_queue_occupancy)
       .def_ro("max_queue_occupancy", &ExecutorStatistics::max_queue_occupancy)
       .def_ro("queue_capacity", &ExecutorStatistics::queue_capacity)
+      .def_ro("cpu_queue_capacity", &ExecutorStatistics::cpu_queue_capacity)
       .def_ro("batches_produced", &ExecutorStatistics::batches_produced)
       .def_ro("consumer_wait_ms", &ExecutorStatistics::consumer_wait_ms);
 

@@ -1,5 +1,6 @@
 #include <sluice/pipeline.h>
 
+#include "core/cuda/device.h"
 #include "core/tensor_list.h"
 
 namespace sluice {
@@ -19,5 +20,16 @@ bool Batch::is_single_tensor() const {
   return impl_->num_samples() == 1 || impl_->sample_bytes(0) % 64 == 0;
 }
 std::string Batch::device() const { return impl_->kind() == StorageKind::kDevice ? "gpu" : "cpu"; }
+
+void Batch::WaitOn(void* cuda_stream) const {
+  if (ready_event_) cuda::StreamWaitEvent(cuda_stream, ready_event_.get());
+}
+void Batch::Synchronize() const {
+  if (ready_event_) cuda::EventSynchronize(ready_event_.get());
+}
+void Batch::ReleaseOn(void* cuda_stream) const {
+  if (impl_->kind() == StorageKind::kDevice && device_id_ >= 0)
+    impl_->AddReadFence(cuda::RecordFence(device_id_, cuda_stream));
+}
 
 }  // namespace sluice

@@ -103,11 +103,13 @@ std::vector<Batch> Pipeline::Run() {
   impl_->SetMode(Impl::Mode::kRun);
   Executor& ex = impl_->exec();
   // The first run fills the prefetch queue, as DALI does; later runs keep it full.
-  const int n = impl_->prefetched ? 1 : ex.queue_depth();
+  const int n = impl_->prefetched ? 1 : ex.prefetch_depth();
   impl_->prefetched = true;
   for (int i = 0; i < n; ++i) ex.Schedule();
   return Outputs();
 }
+
+int Pipeline::PrefetchDepth() { return impl_->exec().prefetch_depth(); }
 
 void Pipeline::ScheduleRun() { impl_->exec().Schedule(); }
 

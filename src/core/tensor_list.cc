@@ -1,6 +1,7 @@
 #include "core/tensor_list.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <sluice/error.h>
 
@@ -98,6 +99,16 @@ size_t TensorList::max_sample_reserved_bytes() const {
 
 bool TensorList::uses_fallback_memory() const {
   return kind_ != StorageKind::kHost && GetAllocator(kind_).is_fallback();
+}
+
+void TensorList::AddReadFence(std::shared_ptr<void> event) const {
+  std::lock_guard lk(read_fences_->mu);
+  read_fences_->events.push_back(std::move(event));
+}
+
+std::vector<std::shared_ptr<void>> TensorList::TakeReadFences() {
+  std::lock_guard lk(read_fences_->mu);
+  return std::exchange(read_fences_->events, {});
 }
 
 }  // namespace sluice

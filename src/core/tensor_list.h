@@ -1,6 +1,8 @@
 // A batch of tensors, stored contiguously or as separately allocated samples.
 #pragma once
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,13 @@ class TensorList {
   size_t max_sample_reserved_bytes() const;
   bool uses_fallback_memory() const;
 
+  // Stream ordering for device storage. A consumer that read this list on its own CUDA stream
+  // leaves a fence (an event recorded on that stream when it let go of the data); the producer's
+  // stream waits for every fence before writing into the list again. const: a consumer holds the
+  // list read-only. Thread-safe.
+  void AddReadFence(std::shared_ptr<void> event) const;
+  std::vector<std::shared_ptr<void>> TakeReadFences();
+
  private:
   StorageKind kind_;
   DType dtype_ = DType::kUInt8;
@@ -71,6 +80,11 @@ class TensorList {
   Buffer contiguous_buf_;
   std::vector<size_t> offsets_;         // contiguous mode
   std::vector<Buffer> sample_bufs_;     // per-sample mode
+  struct ReadFences {
+    std::mutex mu;
+    std::vector<std::shared_ptr<void>> events;
+  };
+  std::unique_ptr<ReadFences> read_fences_ = std::make_unique<ReadFences>();
 };
 
 }  // namespace sluice

@@ -94,6 +94,7 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::ParallelFor(int n, const std::function<void(int, int)>& fn) {
   if (n <= 0) return;
+  std::lock_guard loop(loop_mu_);
   std::unique_lock lk(mu_);
   fn_ = &fn;
   n_ = n;

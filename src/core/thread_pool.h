@@ -32,7 +32,8 @@ class ThreadPool {
 
   // Runs fn(index, thread_id) for every index in [0, n) and returns when all are done. Indices are
   // handed out dynamically. If any call throws, the remaining indices are skipped and the
-  // exception of the lowest failing index is rethrown here. One loop at a time: callers serialize.
+  // exception of the lowest failing index is rethrown here. Loops run one at a time: a second
+  // caller (the executor's device stage while its cpu stage runs a loop) waits for the first.
   void ParallelFor(int n, const std::function<void(int, int)>& fn);
 
  private:
@@ -40,6 +41,7 @@ class ThreadPool {
 
   std::vector<std::thread> threads_;
   std::vector<int> cpus_;
+  std::mutex loop_mu_;  // held by the caller for a whole loop
   std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;

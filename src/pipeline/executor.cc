@@ -53,7 +53,7 @@ Executor::GpuState::~GpuState() {
     } catch (...) {  // a failed stream is being torn down anyway
     }
   }
-  for (void* e : slot_events) cuda::DestroyEvent(e);
+  // The events are shared with batches that may outlive the executor; each goes with its last owner.
   cuda::DestroyStream(stream);
 }
 
@@ -102,19 +102,27 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
   }
   pool_ = std::make_unique<ThreadPool>(cfg_.num_threads, cfg_.set_affinity);
 
-  // The ring of output slots. One slot without pipelining; the GPU stage would own a second ring
-  // of gpu_queue_depth slots once it exists, fed from this one.
-  const int depth = cfg_.pipelined ? cfg_.cpu_queue_depth : 1;
-  slots_.resize(static_cast<size_t>(depth));
+  // Nodes are ordered by stage, so the device stage is a suffix of the node list.
+  split_ = nodes.size();
+  if (cfg_.device_stage_from >= 0) {
+    split_ = std::min(nodes.size(), static_cast<size_t>(cfg_.device_stage_from));
+  } else {
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (nodes[n].stage != Stage::kCpu) {
+        split_ = n;
+        break;
+      }
+    }
+  }
   spares_.resize(nodes.size());
   for (size_t n = 0; n < nodes.size(); ++n) {
     const StorageKind kind = nodes[n].stage == Stage::kCpu ? StorageKind::kHost : StorageKind::kDevice;
     for (size_t o = 0; o < nodes[n].spec.outputs.size(); ++o) spares_[n].push_back(std::make_shared<SpareBuffers>(kind));
   }
-  for (int s = 0; s < depth; ++s) {
-    Outputs& outs = slots_[static_cast<size_t>(s)];
-    outs.resize(nodes.size());
-    for (size_t n = 0; n < nodes.size(); ++n) {
+  // A slot holds the outputs of one stage's nodes (the other stage's entries stay empty).
+  auto make_slot = [&](size_t begin, size_t end) {
+    Outputs outs(nodes.size());
+    for (size_t n = begin; n < end; ++n) {
       const auto hints = SizeHints(nodes[n].spec);
       for (size_t o = 0; o < nodes[n].spec.outputs.size(); ++o) {
         auto tl = spares_[n][o]->Take();
@@ -127,12 +135,27 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
         outs[n].push_back(std::move(tl));
       }
     }
+    return outs;
+  };
+  // Without pipelining, one slot per ring.
+  const int cpu_depth = cfg_.pipelined ? cfg_.cpu_queue_depth : 1;
+  const int dev_depth = split_ == nodes.size() ? 0 : cfg_.pipelined ? cfg_.gpu_queue_depth : 1;
+  for (int s = 0; s < cpu_depth; ++s) {
+    cpu_slots_.push_back(make_slot(0, split_));
     free_.push_back(s);
-    if (gpu_) gpu_->slot_events.push_back(cuda::CreateEvent());
+    if (gpu_) gpu_->consumed_events.push_back(cuda::MakeSharedEvent());
+  }
+  for (int s = 0; s < dev_depth; ++s) {
+    dev_slots_.push_back(make_slot(split_, nodes.size()));
+    dev_free_.push_back(s);
+    if (gpu_) gpu_->ready_events.push_back(cuda::MakeSharedEvent());
   }
   node_stats_.resize(nodes.size());
-  for (size_t n = 0; n < nodes.size(); ++n) RecordMemory(static_cast<int>(n), slots_[0]);
-  if (cfg_.async) producer_ = std::thread([this] { ProducerMain(); });
+  for (size_t n = 0; n < nodes.size(); ++n) RecordMemory(static_cast<int>(n), n < split_ ? cpu_slots_[0] : dev_slots_[0]);
+  if (cfg_.async) {
+    producer_ = std::thread([this] { ProducerMain(); });
+    if (two_stage()) device_stage_ = std::thread([this] { DeviceStageMain(); });
+  }
 }
 
 Executor::~Executor() {
@@ -141,8 +164,10 @@ Executor::~Executor() {
     stop_.store(true);
   }
   producer_cv_.notify_all();
+  device_cv_.notify_all();
   consumer_cv_.notify_all();
   if (producer_.joinable()) producer_.join();
+  if (device_stage_.joinable()) device_stage_.join();
   ops_.clear();  // readers join their loader threads here, before the pool goes away
 }
 
@@ -158,9 +183,22 @@ void Executor::Schedule() {
 void Executor::ProducerMain() {
   std::unique_lock lk(mu_);
   for (;;) {
-    producer_cv_.wait(lk, [&] { return stop_.load() || (scheduled_ > 0 && !free_.empty() && !error_); });
+    producer_cv_.wait(lk, [&] {
+      return stop_.load() || (scheduled_ > 0 && !free_.empty() && !error_ && !cpu_stage_failed_);
+    });
     if (stop_.load()) return;
     ProduceOne(lk);
+    if (stop_.load()) return;
+    if (!two_stage()) consumer_cv_.notify_all();
+  }
+}
+
+void Executor::DeviceStageMain() {
+  std::unique_lock lk(mu_);
+  for (;;) {
+    device_cv_.wait(lk, [&] { return stop_.load() || (!staged_.empty() && !dev_free_.empty()); });
+    if (stop_.load()) return;
+    AdvanceDeviceStage(lk);
     if (stop_.load()) return;
     consumer_cv_.notify_all();
   }
@@ -170,33 +208,102 @@ void Executor::ProduceOne(std::unique_lock<std::mutex>& lk) {
   const int slot = free_.front();
   free_.pop_front();
   --scheduled_;
+  ++in_flight_;
   const int64_t iteration = next_iteration_++;
-  producing_ = true;
   lk.unlock();
+  Outputs& outs = cpu_slots_[static_cast<size_t>(slot)];
   std::exception_ptr err;
+  OutputRefs refs;
   try {
-    RunIteration(slot, iteration);
+    if (gpu_) cuda::EventSynchronize(gpu_->consumed_events[static_cast<size_t>(slot)].get());
+    RunNodes(0, split_, outs, outs, iteration);
+    if (!two_stage()) {
+      refs = CollectOutputs(outs, outs);
+      std::lock_guard sl(stats_mu_);
+      ++batches_produced_;
+    }
   } catch (...) {
     err = std::current_exception();
   }
   lk.lock();
-  producing_ = false;
   if (stop_.load()) return;  // shutting down: nobody takes this batch
+  if (two_stage()) {
+    // A failure stops the cpu stage now, but reaches the consumer after the batches before it.
+    if (err) cpu_stage_failed_ = true;
+    staged_.push_back({slot, iteration, err});
+    device_cv_.notify_one();
+    return;
+  }
+  --in_flight_;
   if (err && !error_) error_ = err;
-  ready_.push_back({slot, err});
+  ready_.push_back({slot, err, std::move(refs)});
+}
+
+void Executor::AdvanceDeviceStage(std::unique_lock<std::mutex>& lk) {
+  const Staged staged = staged_.front();
+  staged_.pop_front();
+  const int slot = dev_free_.front();
+  dev_free_.pop_front();
+  lk.unlock();
+  Outputs& cpu = cpu_slots_[static_cast<size_t>(staged.slot)];
+  Outputs& own = dev_slots_[static_cast<size_t>(slot)];
+  std::exception_ptr err = staged.error;
+  OutputRefs refs;
+  if (!err) {
+    try {
+      RunNodes(split_, graph_.nodes().size(), cpu, own, staged.iteration);
+      if (gpu_) cuda::RecordEvent(gpu_->ready_events[static_cast<size_t>(slot)].get(), gpu_->stream);
+      refs = CollectOutputs(cpu, own);
+      std::lock_guard sl(stats_mu_);
+      ++batches_produced_;
+    } catch (...) {
+      err = std::current_exception();
+    }
+  }
+  if (gpu_) {
+    try {
+      cuda::RecordEvent(gpu_->consumed_events[static_cast<size_t>(staged.slot)].get(), gpu_->stream);
+    } catch (...) {
+      if (!err) err = std::current_exception();
+    }
+  }
+  lk.lock();
+  free_.push_back(staged.slot);
+  producer_cv_.notify_one();
+  if (stop_.load()) return;
+  --in_flight_;
+  if (err && !error_) error_ = err;
+  ready_.push_back({slot, err, std::move(refs)});
+}
+
+Executor::OutputRefs Executor::CollectOutputs(const Outputs& cpu, const Outputs& own) const {
+  OutputRefs refs;
+  for (const EdgeRef& e : graph_.outputs()) {
+    const Outputs& home = static_cast<size_t>(e.node) < split_ ? cpu : own;
+    refs.push_back(home[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)]);
+  }
+  return refs;
 }
 
 std::vector<Batch> Executor::TakeNext() {
   const auto t0 = Clock::now();
   std::unique_lock lk(mu_);
   if (error_ && ready_.empty()) std::rethrow_exception(error_);
-  if (ready_.empty() && scheduled_ == 0 && !producing_)
+  if (ready_.empty() && scheduled_ == 0 && in_flight_ == 0)
     throw Error("no batch is scheduled: call schedule_run() before share_outputs()/outputs()");
   if (static_cast<int>(held_.size()) >= queue_depth())
     throw Error("all " + std::to_string(queue_depth()) +
                 " output buffers are held by the caller: call release_outputs() before taking more outputs");
   if (!cfg_.async) {
-    while (ready_.empty() && scheduled_ > 0 && !free_.empty() && !error_) ProduceOne(lk);
+    while (ready_.empty() && !error_) {
+      if (two_stage() && !staged_.empty() && !dev_free_.empty()) {
+        AdvanceDeviceStage(lk);
+      } else if (scheduled_ > 0 && !free_.empty() && !cpu_stage_failed_) {
+        ProduceOne(lk);
+      } else {
+        break;
+      }
+    }
   } else {
     consumer_cv_.wait(lk, [&] { return stop_.load() || !ready_.empty(); });
   }
@@ -204,22 +311,28 @@ std::vector<Batch> Executor::TakeNext() {
     if (error_) std::rethrow_exception(error_);
     throw Error("the pipeline is shutting down");
   }
-  Ready r = ready_.front();
+  Ready r = std::move(ready_.front());
   const int occupancy = static_cast<int>(ready_.size());
   ready_.pop_front();
   if (r.error) {
-    free_.push_back(r.slot);
+    output_free().push_back(r.slot);
+    lk.unlock();
+    producer_cv_.notify_one();
+    device_cv_.notify_one();
     std::rethrow_exception(r.error);
   }
-  held_.push_back(r.slot);
+  // A "gpu" output is handed out with the event of its slot's GPU work, not waited for here: the
+  // consumer orders its stream after it (Batch::WaitOn). The event is re-recorded only when the
+  // slot is reused for a later batch, which completes after this one, so waiting stays correct.
   std::vector<Batch> out;
-  const Outputs& outs = slots_[static_cast<size_t>(r.slot)];
-  for (const EdgeRef& e : graph_.outputs())
-    out.emplace_back(outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)]);
+  const auto& outputs = graph_.outputs();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const bool on_gpu = gpu_ && graph_.IsGpuEdge(outputs[i]);
+    out.emplace_back(r.outputs[i], on_gpu ? gpu_->ready_events[static_cast<size_t>(r.slot)] : nullptr,
+                     on_gpu ? gpu_->device : -1);
+  }
+  held_.push_back(std::move(r));
   lk.unlock();
-  // The GPU work of this batch may still be running: the batch is handed out complete, so that
-  // any consumer (any stream, the host) may read it.
-  if (gpu_) cuda::EventSynchronize(gpu_->slot_events[static_cast<size_t>(r.slot)]);
   std::lock_guard sl(stats_mu_);
   ++occupancy_samples_;
   occupancy_sum_ += occupancy;
@@ -229,31 +342,35 @@ std::vector<Batch> Executor::TakeNext() {
 }
 
 void Executor::Release() {
+  Ready released;
   {
     std::lock_guard lk(mu_);
     if (held_.empty()) return;
-    free_.push_back(held_.front());
+    released = std::move(held_.front());
     held_.pop_front();
+    output_free().push_back(released.slot);
   }
+  released.outputs.clear();  // outside mu_: a last reference returns its buffer to the spares
   producer_cv_.notify_one();
+  device_cv_.notify_one();
 }
 
-void Executor::RunIteration(int slot, int64_t iteration) {
-  if (gpu_) cuda::SetDevice(gpu_->device);  // per thread: the producer, or the caller when synchronous
-  for (size_t n = 0; n < ops_.size(); ++n) {
+void Executor::RunNodes(size_t begin, size_t end, Outputs& cpu, Outputs& own, int64_t iteration) {
+  if (gpu_) cuda::SetDevice(gpu_->device);  // per thread: the stage's thread, or the caller when synchronous
+  for (size_t n = begin; n < end; ++n) {
     if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
-    RunNode(static_cast<int>(n), slot, iteration);
+    RunNode(static_cast<int>(n), cpu, own, iteration);
   }
-  if (gpu_) cuda::RecordEvent(gpu_->slot_events[static_cast<size_t>(slot)], gpu_->stream);
-  std::lock_guard sl(stats_mu_);
-  ++batches_produced_;
 }
 
-void Executor::RunNode(int n, int slot, int64_t iteration) {
+void Executor::RunNode(int n, Outputs& cpu, Outputs& outs, int64_t iteration) {
   const GraphNode& node = graph_.nodes()[static_cast<size_t>(n)];
-  Outputs& outs = slots_[static_cast<size_t>(slot)];
   Operator& op = *ops_[static_cast<size_t>(n)];
   const auto t0 = Clock::now();
+  auto list_of = [&](const EdgeRef& e) {
+    const Outputs& home = static_cast<size_t>(e.node) < split_ ? cpu : outs;
+    return home[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get();
+  };
 
   Workspace ws;
   ws.iteration_ = iteration;
@@ -261,21 +378,24 @@ void Executor::RunNode(int n, int slot, int64_t iteration) {
   ws.pool_ = pool_.get();
   ws.memory_ = &cfg_.memory;
   ws.cancel_ = &stop_;
+  const bool on_stream = gpu_ && node.stage != Stage::kCpu;
   if (gpu_) {
     ws.device_id_ = gpu_->device;
-    if (node.stage != Stage::kCpu) ws.stream_ = gpu_->stream;
+    if (on_stream) ws.stream_ = gpu_->stream;
   }
-  for (const EdgeRef& e : node.inputs) ws.inputs_.push_back(outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get());
-  for (const auto& [arg, e] : node.arg_inputs)
-    ws.arg_inputs_[arg] = outs[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get();
+  for (const EdgeRef& e : node.inputs) ws.inputs_.push_back(list_of(e));
+  for (const auto& [arg, e] : node.arg_inputs) ws.arg_inputs_[arg] = list_of(e);
   ws.batch_size_ = ws.inputs_.empty() ? cfg_.batch_size : ws.inputs_[0]->num_samples();
   for (auto& tl : outs[static_cast<size_t>(n)]) {
     // A caller still holds a view of this buffer (a Batch outlives its release): leave it to them
     // and write into a spare; theirs comes back to the spares when they drop it.
     if (tl.use_count() > 1) tl = spares_[static_cast<size_t>(n)][ws.outputs_.size()]->Take();
+    // Reads a consumer queued on its own stream come first.
+    if (on_stream) {
+      for (const auto& fence : tl->TakeReadFences()) cuda::StreamWaitEvent(gpu_->stream, fence.get());
+    }
     ws.outputs_.push_back(tl.get());
   }
-
   try {
     // Input types the schema declares (checked here once, so operators can rely on them).
     const auto& in_schemas = node.schema->inputs();
@@ -369,7 +489,8 @@ ExecutorStatistics Executor::Statistics() const {
   }
   s.mean_queue_occupancy = occupancy_samples_ ? static_cast<double>(occupancy_sum_) / static_cast<double>(occupancy_samples_) : 0.0;
   s.max_queue_occupancy = occupancy_max_;
-  s.queue_capacity = static_cast<int>(slots_.size());
+  s.queue_capacity = queue_depth();
+  s.cpu_queue_capacity = static_cast<int>(cpu_slots_.size());
   s.batches_produced = batches_produced_;
   s.consumer_wait_ms = consumer_wait_ms_;
   return s;

@@ -1,6 +1,13 @@
 // Runs a Graph batch after batch: a background thread fills a ring of output slots (prefetch),
 // operators split their samples over the worker pool, the consumer takes ready slots in order.
 //
+// Graphs with mixed/gpu operators run in two stages, each on its own thread with its own ring:
+// the cpu stage (ring of cpu_queue_depth slots) and the device stage (mixed + gpu operators, ring
+// of gpu_queue_depth slots), so the cpu operators of later batches overlap the device stage of
+// earlier ones. A cpu slot returns to its stage as soon as the device stage has consumed it; the
+// consumer holds device slots. Pipeline outputs made by the cpu stage (labels) are handed out by
+// reference: a cpu slot reused while its output is still held writes into a spare buffer.
+//
 // Concurrency: one mutex (mu_) guards the slot queues, the schedule count, the API mode and the
 // sticky error; stats_mu_ guards statistics. Lock order: mu_ before stats_mu_ (never the reverse).
 // Stop (destructor) sets a flag that every wait and every sample loop checks, so destruction
@@ -40,6 +47,9 @@ struct ExecutorConfig {
   // CUDA device for "mixed"/"gpu" operators. CUDA is touched only when the graph has such
   // operators (a CPU-only graph never creates a context, whatever device_id says); then -1 means 0.
   int device_id = -1;
+  // Nodes from this index on run in the device stage. -1: from the first mixed/gpu node, or no
+  // device stage for CPU-only graphs. (Tests split CPU-only graphs with it.)
+  int device_stage_from = -1;
   MemoryConfig memory;
 };
 
@@ -75,7 +85,10 @@ class Executor {
   std::vector<Batch> TakeNext();
   // Returns the oldest held slot to the producer. No-op when nothing is held.
   void Release();
-  int queue_depth() const { return static_cast<int>(slots_.size()); }
+  // How many batches the caller may hold at once (the output ring).
+  int queue_depth() const { return static_cast<int>(output_ring().size()); }
+  // How many scheduled batches fill every ring: what the first run() schedules.
+  int prefetch_depth() const { return cfg_.pipelined ? static_cast<int>(cpu_slots_.size() + dev_slots_.size()) : 1; }
 
   ExecutorStatistics Statistics() const;
   const Graph& graph() const { return graph_; }
@@ -84,28 +97,49 @@ class Executor {
 
  private:
   using Outputs = std::vector<std::vector<std::shared_ptr<TensorList>>>;  // [node][output]
+  using OutputRefs = std::vector<std::shared_ptr<TensorList>>;            // the graph's outputs
+  // A batch whose cpu stage is done, waiting for the device stage.
+  struct Staged {
+    int slot;
+    int64_t iteration;
+    std::exception_ptr error;
+  };
+  // A finished batch, in the output ring (which is the cpu ring when there is no device stage).
   struct Ready {
     int slot;
     std::exception_ptr error;
+    OutputRefs outputs;
   };
 
-  void ProducerMain();
-  // Runs every operator for `iteration` into slot `slot`. Throws on failure or cancellation.
-  void RunIteration(int slot, int64_t iteration);
-  void RunNode(int node, int slot, int64_t iteration);
-  void RecordMemory(int node, const Outputs& outs);
-  // Produces the next scheduled batch into a free slot and queues it as ready; mu_ is held on
-  // entry and exit, released while the operators run. The producer thread calls it, and so does
-  // the caller's thread in synchronous mode.
-  void ProduceOne(std::unique_lock<std::mutex>& lk);
+  bool two_stage() const { return !dev_slots_.empty(); }
+  const std::vector<Outputs>& output_ring() const { return two_stage() ? dev_slots_ : cpu_slots_; }
+  std::deque<int>& output_free() { return two_stage() ? dev_free_ : free_; }
 
-  // The CUDA side of a pipeline with mixed/gpu operators: its stream and one event per slot,
-  // recorded after the slot's last GPU operator and waited for before the slot is handed out.
+  void ProducerMain();
+  void DeviceStageMain();
+  // Runs nodes [begin, end) of `iteration`. Their outputs go to `own`; inputs come from `cpu` (the
+  // cpu stage's nodes) or `own`. Throws on failure or cancellation.
+  void RunNodes(size_t begin, size_t end, Outputs& cpu, Outputs& own, int64_t iteration);
+  void RunNode(int node, Outputs& cpu, Outputs& own, int64_t iteration);
+  void RecordMemory(int node, const Outputs& outs);
+  OutputRefs CollectOutputs(const Outputs& cpu, const Outputs& own) const;
+  // Runs the cpu stage of the next scheduled batch in a free cpu slot; mu_ is held on entry and
+  // exit, released while the operators run. The producer thread calls it, and so does the
+  // caller's thread in synchronous mode.
+  void ProduceOne(std::unique_lock<std::mutex>& lk);
+  // Runs the device stage of the oldest staged batch in a free device slot; same locking.
+  void AdvanceDeviceStage(std::unique_lock<std::mutex>& lk);
+
+  // The CUDA side of a pipeline with mixed/gpu operators: its stream, one event per device slot,
+  // recorded after the slot's last GPU operator and handed out with its batch, and one per cpu
+  // slot, recorded after the device stage that read the slot (the cpu stage waits for it before
+  // writing the slot again: copies from host memory may still be in flight).
   // Declared first so that it is destroyed last (after the operators and the slots' buffers).
   struct GpuState {
     int device = -1;
     void* stream = nullptr;
-    std::vector<void*> slot_events;
+    std::vector<std::shared_ptr<void>> ready_events;     // [device slot]
+    std::vector<std::shared_ptr<void>> consumed_events;  // [cpu slot]
     ~GpuState();
   };
   std::unique_ptr<GpuState> gpu_;  // null for CPU-only graphs
@@ -115,22 +149,29 @@ class Executor {
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<uint64_t> op_seeds_;
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<Outputs> slots_;
+  size_t split_ = 0;                  // nodes [0, split_) form the cpu stage
+  std::vector<Outputs> cpu_slots_;     // the cpu stage's ring
+  std::vector<Outputs> dev_slots_;     // the device stage's ring; empty without a device stage
   std::vector<std::vector<std::shared_ptr<SpareBuffers>>> spares_;  // [node][output]
   std::atomic<bool> stop_{false};
 
   mutable std::mutex mu_;
   std::condition_variable producer_cv_;
+  std::condition_variable device_cv_;
   std::condition_variable consumer_cv_;
   // Guarded by mu_.
-  std::deque<int> free_;
+  std::deque<int> free_;       // free cpu slots
+  std::deque<Staged> staged_;  // cpu stage done, device stage not started
+  std::deque<int> dev_free_;   // free device slots
   std::deque<Ready> ready_;
-  std::deque<int> held_;
+  std::deque<Ready> held_;
   int scheduled_ = 0;   // scheduled, not yet started
-  bool producing_ = false;
+  int in_flight_ = 0;   // started, not yet ready
+  bool cpu_stage_failed_ = false;  // stops the cpu stage; the error reaches error_ in batch order
   int64_t next_iteration_ = 0;
   std::exception_ptr error_;  // sticky: a failed pipeline stays failed
   std::thread producer_;
+  std::thread device_stage_;
 
   // Statistics.
   struct NodeStats {

@@ -96,8 +96,11 @@ TEST(GpuPipeline, DecodeResizeNormalizeMatchesCpu) {
   }
 }
 
-std::vector<std::vector<uint8_t>> GpuRun(int threads, int iters) {
-  Pipeline p(GpuOptions(6, threads));
+std::vector<std::vector<uint8_t>> GpuRun(int threads, int iters, int cpu_depth = 2, int gpu_depth = 2) {
+  PipelineOptions o = GpuOptions(6, threads);
+  o.cpu_queue_depth = cpu_depth;
+  o.gpu_queue_depth = gpu_depth;
+  Pipeline p(o);
   auto r = p.AddOperator(OperatorDef("readers.file").Arg("files", JpegFiles()).Arg("random_shuffle", true));
   auto e = AddChain(p, r[0], Chain{true, "decoders.image_random_crop", true, true})[0];
   auto m = p.AddOperator(OperatorDef("random.coin_flip").Arg("seed", int64_t{5}))[0];
@@ -118,6 +121,57 @@ TEST(GpuPipeline, DeterministicForAnyThreadCount) {
   EXPECT_EQ(GpuRun(4, 4), ref);
   EXPECT_EQ(GpuRun(1, 4), ref);
 }
+
+// The cpu stage and the device stage have their own rings (prefetch_queue_depth's cpu_size and
+// gpu_size); any pair of depths gives the same batches.
+TEST(GpuPipeline, SeparateQueueDepthsGiveTheSameBatches) {
+  SLUICE_REQUIRE_GPU();
+  const auto ref = GpuRun(2, 5);
+  EXPECT_EQ(GpuRun(2, 5, 1, 1), ref);
+  EXPECT_EQ(GpuRun(2, 5, 1, 3), ref);
+  EXPECT_EQ(GpuRun(2, 5, 4, 1), ref);
+}
+
+#ifdef SLUICE_WITH_CUDA
+// A consumer on its own stream: WaitOn orders the stream after the batch (no host wait), an
+// asynchronous copy on that stream reads the finished batch, and ReleaseOn makes the pipeline's
+// later writes into the buffers wait for the copy.
+TEST(GpuPipeline, ConsumerStreamReadsBatchesWithoutHostSynchronization) {
+  SLUICE_REQUIRE_GPU();
+  Pipeline p(GpuOptions(4, 2));
+  auto r = p.AddOperator(OperatorDef("readers.file").Arg("files", JpegFiles()));
+  auto cpu = AddChain(p, r[0], Chain{false, "decoders.image_random_crop", true, true})[0];
+  auto gpu = AddChain(p, r[0], Chain{true, "decoders.image_random_crop", true, true})[0];
+  p.SetOutputs({cpu, gpu});
+  p.Build();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  for (int k = 0; k < 4; ++k) p.ScheduleRun();
+  for (int it = 0; it < 6; ++it) {
+    auto out = p.ShareOutputs();
+    const Batch& g = out[1];
+    EXPECT_EQ(g.device_id(), 0);
+    g.WaitOn(s);
+    std::vector<std::vector<float>> copies;
+    for (int i = 0; i < g.num_samples(); ++i) {
+      copies.emplace_back(g.nbytes(i) / sizeof(float));
+      ASSERT_EQ(cudaMemcpyAsync(copies.back().data(), g.data(i), g.nbytes(i), cudaMemcpyDeviceToHost, s), cudaSuccess);
+    }
+    g.ReleaseOn(s);
+    p.ReleaseOutputs();
+    p.ScheduleRun();
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    for (int i = 0; i < g.num_samples(); ++i) {
+      const auto* ref = static_cast<const float*>(out[0].data(i));
+      double worst = 0;
+      for (size_t k = 0; k < copies[static_cast<size_t>(i)].size(); ++k)
+        worst = std::max(worst, std::abs(double(ref[k]) - copies[static_cast<size_t>(i)][k]) / std::max(1.0, std::abs(double(ref[k]))));
+      EXPECT_LE(worst, 1e-5) << "iteration " << it << " sample " << i;
+    }
+  }
+  cudaStreamDestroy(s);
+}
+#endif  // SLUICE_WITH_CUDA
 
 #ifdef SLUICE_WITH_CUDA
 TEST(GpuPipeline, DeviceMemoryIsFlatAcrossEpochs) {

@@ -36,6 +36,9 @@ inline std::vector<uint8_t> HostBytes(const Batch& b, int i) {
   if (out.empty()) return out;
   if (b.device() == "gpu") {
 #ifdef SLUICE_WITH_CUDA
+    // The batch may still be in the making on the pipeline's stream: order the legacy default
+    // stream, which cudaMemcpy uses, after it.
+    b.WaitOn(cudaStreamLegacy);
     if (cudaMemcpy(out.data(), b.data(i), out.size(), cudaMemcpyDeviceToHost) != cudaSuccess)
       throw std::runtime_error("cudaMemcpy failed");
 #endif

@@ -151,6 +151,27 @@ void RecordEvent(void* e, void* s) {
   SLUICE_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)));
 }
 void EventSynchronize(void* e) { SLUICE_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(e))); }
+void StreamWaitEvent(void* s, void* e) {
+  SLUICE_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), static_cast<cudaEvent_t>(e), 0));
+}
+
+std::shared_ptr<void> MakeSharedEvent() { return std::shared_ptr<void>(CreateEvent(), DestroyEvent); }
+
+std::shared_ptr<void> RecordFence(int device_id, void* stream) {
+  int previous = 0;
+  SLUICE_CUDA_CHECK(cudaGetDevice(&previous));
+  if (previous != device_id) SetDevice(device_id);
+  std::shared_ptr<void> fence;
+  try {
+    fence = MakeSharedEvent();
+    RecordEvent(fence.get(), stream);
+  } catch (...) {
+    if (previous != device_id) (void)cudaSetDevice(previous);
+    throw;
+  }
+  if (previous != device_id) SetDevice(previous);
+  return fence;
+}
 
 MemoryCounters GetMemoryCounters() {
   auto& c = GlobalCounters();
@@ -184,6 +205,9 @@ void* CreateEvent() { NoCuda(); }
 void DestroyEvent(void*) noexcept {}
 void RecordEvent(void*, void*) { NoCuda(); }
 void EventSynchronize(void*) { NoCuda(); }
+void StreamWaitEvent(void*, void*) { NoCuda(); }
+std::shared_ptr<void> MakeSharedEvent() { NoCuda(); }
+std::shared_ptr<void> RecordFence(int, void*) { NoCuda(); }
 MemoryCounters GetMemoryCounters() { return {}; }
 
 }  // namespace sluice::cuda

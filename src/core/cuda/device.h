@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace sluice::cuda {
 
@@ -33,6 +34,17 @@ void* CreateEvent();
 void DestroyEvent(void* event) noexcept;
 void RecordEvent(void* event, void* stream);
 void EventSynchronize(void* event);
+// Makes `stream` wait (on the device, without blocking the host) for the work recorded in `event`.
+// `stream` may be any stream of the event's device, the special handles 1 (legacy default stream)
+// and 2 (per-thread default stream) included, as DLPack consumers pass them.
+void StreamWaitEvent(void* stream, void* event);
+// An event (as CreateEvent) owned by a shared_ptr that destroys it; for events whose lifetime
+// follows the batches that refer to them rather than the executor's.
+std::shared_ptr<void> MakeSharedEvent();
+// Records a new event on `stream` of device `device_id` (switching the calling thread's current
+// device for the call only) and returns it: a fence a producer's stream can wait for. Used when a
+// consumer stream gives a buffer back (it may still have work queued that reads it).
+std::shared_ptr<void> RecordFence(int device_id, void* stream);
 
 // Bytes currently allocated (and the peak) by the CUDA backend's allocators.
 struct MemoryCounters {
