@@ -1,13 +1,17 @@
 // Embedding Sluice in a C++ application through the stable API (include/sluice/pipeline.h).
 //
 // Builds a small pipeline -- a source, a per-sample random argument, an operator consuming both --
-// runs a few batches with each of the two run APIs, reads the outputs and prints statistics.
+// runs a few batches with each of the two run APIs, reads the outputs, prints statistics, and
+// saves a checkpoint that a second pipeline resumes from.
 // With a folder of JPEGs as argv[1] it also runs the image pipeline (reader -> random-crop decode
 // -> resize -> crop-mirror-normalize) when those operators are registered.
 #include <sluice/pipeline.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
 
 int main(int argc, char** argv) {
   try {
@@ -63,6 +67,30 @@ int main(int argc, char** argv) {
                   (long long)op.batches, op.mean_batch_ms(), op.real_memory_size.empty() ? 0 : op.real_memory_size[0],
                   op.reserved_memory_size.empty() ? 0 : op.reserved_memory_size[0]);
     }
+
+    // Checkpoints: a pipeline built from one continues where the saved pipeline stood.
+    auto make_resumable = [&](std::optional<std::string> checkpoint) {
+      sluice::PipelineOptions o = opts;
+      o.enable_checkpointing = true;
+      o.checkpoint = std::move(checkpoint);
+      auto p = std::make_unique<sluice::Pipeline>(o);
+      auto r = p->AddOperator(sluice::OperatorDef("readers.file").Name("Reader").Arg(
+          "files", std::vector<std::string>{argv[0], argv[0], argv[0]}))[1];
+      auto u = p->AddOperator(sluice::OperatorDef("random.uniform"))[0];
+      p->SetOutputs({r, u});
+      p->Build();
+      return p;
+    };
+    auto saved = make_resumable(std::nullopt);
+    saved->Run();
+    const std::string checkpoint = saved->Checkpoint();
+    const float expected = *static_cast<const float*>(saved->Run()[1].data(0));
+    const float resumed = *static_cast<const float*>(make_resumable(checkpoint)->Run()[1].data(0));
+    if (resumed != expected) {
+      std::fprintf(stderr, "the resumed pipeline differs: %f != %f\n", resumed, expected);
+      return 1;
+    }
+    std::printf("resumed from a %zu-byte checkpoint: next uniform value %f, as saved\n", checkpoint.size(), resumed);
 
     // Errors carry the operator, argument and sample source.
     try {

@@ -55,6 +55,12 @@ struct PipelineOptions {
   size_t bytes_per_sample = 0;  // presizing hint for every output buffer
   bool set_affinity = false;
   bool enable_memory_stats = false;
+  // Checkpointing, as DALI's: with enable_checkpointing, Pipeline::Checkpoint() can save where the
+  // pipeline stands; a pipeline built with `checkpoint` set to such a text (same operators and
+  // options) continues with the batches the saved one would have returned next. The checkpoint's
+  // seed replaces `seed`.
+  bool enable_checkpointing = false;
+  std::optional<std::string> checkpoint;
   // Memory policy; default: read from the environment (SLUICE_*/DALI_* variables) at construction.
   std::optional<MemoryConfig> memory;
 };
@@ -194,6 +200,13 @@ class Pipeline {
   };
   void FeedInput(const std::string& op_name, const std::vector<ExternalSample>& samples,
                  const std::string& layout = "");
+
+  // With enable_checkpointing: the checkpoint text after the last batch taken, or `rewind` batches
+  // earlier (batches a framework iterator took but has not handed out yet; at most the queue
+  // depth). `external_data` (a framework iterator's own position) travels with it.
+  std::string Checkpoint(const std::string& external_data = "", int rewind = 0) const;
+  // The external_data of the checkpoint this pipeline was built from ("" without one).
+  std::string CheckpointExternalData() const;
 
   ExecutorStatistics GetExecutorStatistics() const;
   // Samples replaced after errors, oldest first (the last 10,000 per operator are kept).

@@ -29,7 +29,13 @@ class Pipeline:
     ``exec_async``, ``bytes_per_sample`` (output presizing hint), ``set_affinity``
     (``DALI_AFFINITY_MASK``/``SLUICE_AFFINITY_MASK``), ``enable_memory_stats``. ``max_streams``,
     ``default_cuda_stream_priority`` and the ``py_*`` arguments are accepted and ignored;
-    checkpointing and ``output_dtype``/``output_ndim`` are not supported.
+    ``output_dtype``/``output_ndim`` are not supported.
+
+    Checkpointing as DALI's: with ``enable_checkpointing=True``, ``checkpoint()`` returns (and
+    writes to ``filename``) where the pipeline stands after the last batch taken; a pipeline
+    defined the same way and built with ``checkpoint=`` that text continues with the batches this
+    one would have returned next (readers' positions, shuffling, random operators; the
+    checkpoint's seed replaces ``seed``). External sources' data is the caller's to restore.
     """
 
     _local = threading.local()
@@ -39,8 +45,9 @@ class Pipeline:
                  max_streams=-1, default_cuda_stream_priority=0, *, enable_memory_stats=False,
                  enable_checkpointing=False, checkpoint=None, py_num_workers=1, py_start_method="fork",
                  py_callback_pickler=None, output_dtype=None, output_ndim=None):
-        if enable_checkpointing or checkpoint is not None:
-            raise NotImplementedError("Sluice does not support pipeline checkpointing")
+        if checkpoint is not None and not isinstance(checkpoint, str):
+            raise TypeError(f"checkpoint must be the str that Pipeline.checkpoint() returned, got "
+                            f"{type(checkpoint).__name__}")
         if output_dtype is not None or output_ndim is not None:
             raise NotImplementedError("Sluice does not support output_dtype/output_ndim checks")
         self._batch_size = int(batch_size)
@@ -54,6 +61,8 @@ class Pipeline:
         self._bytes_per_sample = int(bytes_per_sample)
         self._set_affinity = bool(set_affinity)
         self._enable_memory_stats = bool(enable_memory_stats)
+        self._enable_checkpointing = bool(enable_checkpointing)
+        self._checkpoint = checkpoint
 
         self._outputs = None        # DataNodes given to set_outputs / returned by define_graph
         self._recorded = []         # calls made while this pipeline was current (for `preserve`)
@@ -133,7 +142,7 @@ class Pipeline:
         cpp = _sluice.Pipeline(self._batch_size, self._num_threads, self._device_id if uses_gpu else -1,
                                self._seed, self._exec_pipelined, self._exec_async, self._cpu_depth,
                                self._gpu_depth, self._bytes_per_sample, self._set_affinity,
-                               self._enable_memory_stats)
+                               self._enable_memory_stats, self._enable_checkpointing, self._checkpoint)
         edges = {}
         for call in calls:
             call.add_to(cpp, edges)
@@ -291,6 +300,22 @@ class Pipeline:
                 "device": s.device,
             }
         return out
+
+    def checkpoint(self, filename=None):
+        """Where the pipeline stands after the last batch taken, as text for ``Pipeline(checkpoint=...)``;
+        also written to ``filename`` if given. Needs ``enable_checkpointing=True``."""
+        text = self._get_checkpoint()
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
+
+    def _get_checkpoint(self, iterator_data="", rewind=0):
+        return self._built().checkpoint(iterator_data, rewind)
+
+    def _checkpoint_iterator_data(self):
+        """The iterator data of the checkpoint this pipeline was built from ("" without one)."""
+        return self._built().checkpoint_external_data()
 
     def queue_statistics(self):
         """Prefetch queue occupancy and consumer wait time (a Sluice extension)."""

@@ -1,4 +1,5 @@
 // sluice::Pipeline. The GIL is released around every call that can block or compute.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -50,7 +51,8 @@ void BindPipeline(nb::module_& m) {
   nb::class_<Pipeline>(m, "Pipeline")
       .def("__init__", [](Pipeline* self, int batch_size, int num_threads, int device_id, int64_t seed,
                           bool exec_pipelined, bool exec_async, int cpu_queue_depth, int gpu_queue_depth,
-                          size_t bytes_per_sample, bool set_affinity, bool enable_memory_stats) {
+                          size_t bytes_per_sample, bool set_affinity, bool enable_memory_stats,
+                          bool enable_checkpointing, std::optional<std::string> checkpoint) {
              PipelineOptions o;
              o.batch_size = batch_size;
              o.num_threads = num_threads;
@@ -63,12 +65,15 @@ void BindPipeline(nb::module_& m) {
              o.bytes_per_sample = bytes_per_sample;
              o.set_affinity = set_affinity;
              o.enable_memory_stats = enable_memory_stats;
+             o.enable_checkpointing = enable_checkpointing;
+             o.checkpoint = std::move(checkpoint);
              new (self) Pipeline(std::move(o));
            },
            nb::arg("batch_size"), nb::arg("num_threads"), nb::arg("device_id"), nb::arg("seed"),
            nb::arg("exec_pipelined"), nb::arg("exec_async"), nb::arg("cpu_queue_depth"),
            nb::arg("gpu_queue_depth"), nb::arg("bytes_per_sample"), nb::arg("set_affinity"),
-           nb::arg("enable_memory_stats"))
+           nb::arg("enable_memory_stats"), nb::arg("enable_checkpointing") = false,
+           nb::arg("checkpoint") = nb::none())
       .def("add_operator", &AddOperator, nb::arg("op"), nb::arg("name"), nb::arg("device"), nb::arg("inputs"),
            nb::arg("arg_inputs"), nb::arg("args"), nb::arg("outputs"))
       .def("set_outputs", &Pipeline::SetOutputs, nb::arg("edges"), Release())
@@ -76,6 +81,8 @@ void BindPipeline(nb::module_& m) {
       .def("run", &Pipeline::Run, Release())
       .def("schedule_run", &Pipeline::ScheduleRun, Release())
       .def("prefetch_depth", &Pipeline::PrefetchDepth, Release())
+      .def("checkpoint", &Pipeline::Checkpoint, nb::arg("external_data") = "", nb::arg("rewind") = 0, Release())
+      .def("checkpoint_external_data", &Pipeline::CheckpointExternalData)
       .def("share_outputs", &Pipeline::ShareOutputs, Release())
       .def("release_outputs", &Pipeline::ReleaseOutputs, Release())
       .def("outputs", &Pipeline::Outputs, Release())

@@ -5,6 +5,7 @@
 
 #include "operators/registry.h"
 #include "operators/engine/external_source.h"
+#include "pipeline/checkpoint.h"
 #include "pipeline/executor.h"
 #include "pipeline/graph.h"
 #include "pipeline/scaled_decode.h"
@@ -21,6 +22,7 @@ struct Pipeline::Impl {
   std::unique_ptr<Executor> executor;
   enum class Mode { kNone, kRun, kShare } mode = Mode::kNone;
   bool prefetched = false;
+  std::string restored_external_data;
 
   Executor& exec() {
     if (!executor) throw Error("the pipeline is not built: call build() first");
@@ -86,7 +88,19 @@ void Pipeline::Build() {
   cfg.bytes_per_sample = o.bytes_per_sample;
   cfg.set_affinity = o.set_affinity;
   cfg.enable_memory_stats = o.enable_memory_stats;
+  cfg.checkpointing = o.enable_checkpointing;
   cfg.memory = impl_->memory;
+  std::optional<PipelineCheckpoint> restored;
+  if (o.checkpoint) {
+    try {
+      restored = PipelineCheckpoint::Parse(*o.checkpoint);
+    } catch (const Error& e) {
+      Error::Context c;
+      c.argument = "checkpoint";
+      throw e.WithContext(c);
+    }
+    cfg.seed = restored->seed;
+  }
   for (const auto& s : impl_->specs) {
     if (s.device != "cpu" && o.device_id < 0) {
       Error::Context c;
@@ -96,8 +110,29 @@ void Pipeline::Build() {
   }
   std::vector<OpSpec> specs = impl_->specs;
   ApplyScaledDecode(specs, impl_->outputs);
-  impl_->executor = std::make_unique<Executor>(cfg, Graph(specs, impl_->outputs));
+  auto executor = std::make_unique<Executor>(cfg, Graph(specs, impl_->outputs));
+  if (restored) {
+    try {
+      executor->Restore(*restored);
+    } catch (const Error& e) {
+      Error::Context c;
+      c.argument = "checkpoint";
+      throw e.WithContext(c);
+    }
+    impl_->seed = restored->seed;
+    impl_->restored_external_data = restored->external_data;
+  }
+  impl_->executor = std::move(executor);
 }
+
+std::string Pipeline::Checkpoint(const std::string& external_data, int rewind) const {
+  if (!impl_->executor) throw Error("the pipeline is not built: call build() first");
+  PipelineCheckpoint cp = impl_->executor->Checkpoint(rewind);
+  cp.external_data = external_data;
+  return cp.Serialize();
+}
+
+std::string Pipeline::CheckpointExternalData() const { return impl_->restored_external_data; }
 
 std::vector<Batch> Pipeline::Run() {
   impl_->SetMode(Impl::Mode::kRun);

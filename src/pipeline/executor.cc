@@ -6,6 +6,7 @@
 #include <sluice/error.h>
 
 #include "core/cuda/device.h"
+#include "readers/reader_operator.h"
 
 namespace sluice {
 namespace {
@@ -210,20 +211,31 @@ void Executor::ProduceOne(std::unique_lock<std::mutex>& lk) {
   --scheduled_;
   ++in_flight_;
   const int64_t iteration = next_iteration_++;
+  // Under mu_, before this iteration's readers run: Checkpoint() reads states live only while no
+  // iteration past the consumer's has started.
+  std::exception_ptr err;
+  if (cfg_.checkpointing) {
+    try {
+      iteration_starts_.push_back({iteration, ReaderStates()});
+    } catch (...) {  // e.g. a lazily initialized reader whose dataset is missing
+      err = std::current_exception();
+    }
+  }
   lk.unlock();
   Outputs& outs = cpu_slots_[static_cast<size_t>(slot)];
-  std::exception_ptr err;
   OutputRefs refs;
-  try {
-    if (gpu_) cuda::EventSynchronize(gpu_->consumed_events[static_cast<size_t>(slot)].get());
-    RunNodes(0, split_, outs, outs, iteration);
-    if (!two_stage()) {
-      refs = CollectOutputs(outs, outs);
-      std::lock_guard sl(stats_mu_);
-      ++batches_produced_;
+  if (!err) {
+    try {
+      if (gpu_) cuda::EventSynchronize(gpu_->consumed_events[static_cast<size_t>(slot)].get());
+      RunNodes(0, split_, outs, outs, iteration);
+      if (!two_stage()) {
+        refs = CollectOutputs(outs, outs);
+        std::lock_guard sl(stats_mu_);
+        ++batches_produced_;
+      }
+    } catch (...) {
+      err = std::current_exception();
     }
-  } catch (...) {
-    err = std::current_exception();
   }
   lk.lock();
   if (stop_.load()) return;  // shutting down: nobody takes this batch
@@ -314,6 +326,9 @@ std::vector<Batch> Executor::TakeNext() {
   Ready r = std::move(ready_.front());
   const int occupancy = static_cast<int>(ready_.size());
   ready_.pop_front();
+  ++next_to_take_;
+  while (!iteration_starts_.empty() && iteration_starts_.front().iteration < next_to_take_ - queue_depth())
+    iteration_starts_.pop_front();
   if (r.error) {
     output_free().push_back(r.slot);
     lk.unlock();
@@ -355,6 +370,57 @@ void Executor::Release() {
   device_cv_.notify_one();
 }
 
+std::map<std::string, std::string> Executor::ReaderStates() const {
+  std::map<std::string, std::string> states;
+  for (size_t n = 0; n < ops_.size(); ++n) {
+    if (auto* reader = dynamic_cast<ReaderOperator*>(ops_[n].get()))
+      states[graph_.nodes()[n].spec.name] = reader->SerializeState();
+  }
+  return states;
+}
+
+PipelineCheckpoint Executor::Checkpoint(int rewind) const {
+  if (!cfg_.checkpointing) throw Error("checkpoints need a pipeline built with enable_checkpointing=True");
+  std::lock_guard lk(mu_);
+  if (rewind < 0 || rewind > next_to_take_ || rewind > queue_depth())
+    throw Error("cannot take a checkpoint " + std::to_string(rewind) + " batch(es) back");
+  PipelineCheckpoint cp;
+  cp.seed = cfg_.seed;
+  cp.iteration = next_to_take_ - rewind;
+  if (cp.iteration == next_iteration_) {
+    cp.readers = ReaderStates();  // nothing past the consumer has started: the readers are there
+    return cp;
+  }
+  for (const IterationStart& s : iteration_starts_) {
+    if (s.iteration == cp.iteration) {
+      cp.readers = s.readers;
+      return cp;
+    }
+  }
+  throw Error("no reader state kept for iteration " + std::to_string(cp.iteration));
+}
+
+void Executor::Restore(const PipelineCheckpoint& cp) {
+  std::lock_guard lk(mu_);
+  if (cp.seed != cfg_.seed)
+    throw Error("the checkpoint was taken with seed " + std::to_string(cp.seed) + ", this pipeline has seed " +
+                std::to_string(cfg_.seed));
+  if (next_iteration_ != 0 || scheduled_ != 0 || in_flight_ != 0)
+    throw Error("a checkpoint can only be restored before the pipeline runs");
+  const auto current = ReaderStates();
+  for (const auto& [name, state] : current) {
+    if (!cp.readers.count(name)) throw Error("the checkpoint has no state for the reader '" + name + "'");
+  }
+  for (const auto& [name, state] : cp.readers) {
+    if (!current.count(name)) throw Error("the checkpoint names a reader '" + name + "' that this pipeline lacks");
+  }
+  for (size_t n = 0; n < ops_.size(); ++n) {
+    if (auto* reader = dynamic_cast<ReaderOperator*>(ops_[n].get()))
+      reader->RestoreState(cp.readers.at(graph_.nodes()[n].spec.name));
+  }
+  next_iteration_ = next_to_take_ = cp.iteration;
+}
+
 void Executor::RunNodes(size_t begin, size_t end, Outputs& cpu, Outputs& own, int64_t iteration) {
   if (gpu_) cuda::SetDevice(gpu_->device);  // per thread: the stage's thread, or the caller when synchronous
   for (size_t n = begin; n < end; ++n) {
@@ -387,9 +453,12 @@ void Executor::RunNode(int n, Outputs& cpu, Outputs& outs, int64_t iteration) {
   for (const auto& [arg, e] : node.arg_inputs) ws.arg_inputs_[arg] = list_of(e);
   ws.batch_size_ = ws.inputs_.empty() ? cfg_.batch_size : ws.inputs_[0]->num_samples();
   for (auto& tl : outs[static_cast<size_t>(n)]) {
-    // A caller still holds a view of this buffer (a Batch outlives its release): leave it to them
-    // and write into a spare; theirs comes back to the spares when they drop it.
-    if (tl.use_count() > 1) tl = spares_[static_cast<size_t>(n)][ws.outputs_.size()]->Take();
+    // The slot gives its buffer back and takes one: the same buffer when nobody else holds it,
+    // else (a Batch outlives its release, or a batch of the other stage still refers to it) a
+    // spare; theirs returns to the spares when they drop it. Going through the spares, rather
+    // than testing use_count(), orders the last reader's accesses before these writes.
+    tl.reset();
+    tl = spares_[static_cast<size_t>(n)][ws.outputs_.size()]->Take();
     // Reads a consumer queued on its own stream come first.
     if (on_stream) {
       for (const auto& fence : tl->TakeReadFences()) cuda::StreamWaitEvent(gpu_->stream, fence.get());

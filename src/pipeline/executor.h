@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "core/tensor_list.h"
 #include "core/thread_pool.h"
 #include "operators/operator.h"
+#include "pipeline/checkpoint.h"
 #include "pipeline/graph.h"
 
 namespace sluice {
@@ -50,14 +52,18 @@ struct ExecutorConfig {
   // Nodes from this index on run in the device stage. -1: from the first mixed/gpu node, or no
   // device stage for CPU-only graphs. (Tests split CPU-only graphs with it.)
   int device_stage_from = -1;
+  // Keep the readers' state before each iteration, for Checkpoint().
+  bool checkpointing = false;
   MemoryConfig memory;
 };
 
-// Spare buffers for one operator output. A batch handed to the caller may outlive its slot's
-// release (a PyTorch loop variable holds the previous batch while the next is taken); the slot
-// then writes into a spare instead. When the caller drops the batch, its buffers come back here
-// (through the shared_ptr's deleter, on the caller's thread), so steady state allocates nothing:
-// no page faults for fresh memory and no heap fragmentation from large blocks coming and going.
+// Spare buffers for one operator output. Every buffer returns here when its last owner drops it,
+// and a slot takes a buffer from here for each batch it writes: its own (just returned) when
+// nobody else holds it, a spare when a batch handed to the caller outlives its slot's release (a
+// PyTorch loop variable holds the previous batch while the next is taken). The return happens
+// through the shared_ptr's deleter, on the last owner's thread, under this pool's mutex, so the
+// last reader's accesses are ordered before the next writer's. Steady state allocates nothing: no
+// page faults for fresh memory and no heap fragmentation from large blocks coming and going.
 class SpareBuffers : public std::enable_shared_from_this<SpareBuffers> {
  public:
   explicit SpareBuffers(StorageKind kind) : kind_(kind) {}
@@ -89,6 +95,14 @@ class Executor {
   int queue_depth() const { return static_cast<int>(output_ring().size()); }
   // How many scheduled batches fill every ring: what the first run() schedules.
   int prefetch_depth() const { return cfg_.pipelined ? static_cast<int>(cpu_slots_.size() + dev_slots_.size()) : 1; }
+
+  // Where the pipeline stands after the last batch taken, `rewind` batches earlier (a framework
+  // iterator that took a batch but has not returned it yet). Needs cfg.checkpointing; `rewind`
+  // goes back at most queue_depth() batches.
+  PipelineCheckpoint Checkpoint(int rewind = 0) const;
+  // Puts the readers and the iteration counter where `cp` says. Only before the first Schedule().
+  // Throws when the checkpoint's readers are not this graph's readers.
+  void Restore(const PipelineCheckpoint& cp);
 
   ExecutorStatistics Statistics() const;
   const Graph& graph() const { return graph_; }
@@ -122,6 +136,8 @@ class Executor {
   void RunNodes(size_t begin, size_t end, Outputs& cpu, Outputs& own, int64_t iteration);
   void RunNode(int node, Outputs& cpu, Outputs& own, int64_t iteration);
   void RecordMemory(int node, const Outputs& outs);
+  // The readers' serialized states, now (each reader's state after its last batch).
+  std::map<std::string, std::string> ReaderStates() const;
   OutputRefs CollectOutputs(const Outputs& cpu, const Outputs& own) const;
   // Runs the cpu stage of the next scheduled batch in a free cpu slot; mu_ is held on entry and
   // exit, released while the operators run. The producer thread calls it, and so does the
@@ -169,6 +185,12 @@ class Executor {
   int in_flight_ = 0;   // started, not yet ready
   bool cpu_stage_failed_ = false;  // stops the cpu stage; the error reaches error_ in batch order
   int64_t next_iteration_ = 0;
+  int64_t next_to_take_ = 0;   // the iteration the consumer takes next
+  struct IterationStart {
+    int64_t iteration;
+    std::map<std::string, std::string> readers;
+  };
+  std::deque<IterationStart> iteration_starts_;  // checkpointing: readers before each iteration
   std::exception_ptr error_;  // sticky: a failed pipeline stays failed
   std::thread producer_;
   std::thread device_stage_;

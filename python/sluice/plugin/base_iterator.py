@@ -19,6 +19,7 @@ DROP        either  [5, 6]      [1, 2] / [2, 3]
 Subclasses implement ``_convert(outputs_of_one_pipeline)`` and ``_trim(converted, n)``.
 """
 import enum
+import json
 import logging
 import math
 import warnings
@@ -135,12 +136,45 @@ class BaseIterator:
         self._taken = 0  # batches taken from each pipeline this epoch, returned or dropped
         self._scheduled_ever = False
         self._first_batch = None
+        data = self._pipes[0]._checkpoint_iterator_data()
+        if data:
+            self._restore_state(json.loads(data))
+        self._state_before_first = None  # while the prepared first batch is not yet returned
         if prepare_first_batch:
+            self._state_before_first = self._state()
             try:
                 self._first_batch = self._next_batch()
             except StopIteration:
                 raise RuntimeError("the pipeline produced no data: the dataset is empty, or the last_batch_policy "
                                    "is PARTIAL and the batch size exceeds the shard size") from None
+
+    # --- checkpointing -------------------------------------------------------------------------
+    def checkpoints(self):
+        """One checkpoint per pipeline, as DALI's iterators: pipelines built with ``checkpoint=`` these
+        (in the same order), under a new iterator with the same arguments, continue with the batches
+        this iterator would have returned next. The pipelines need ``enable_checkpointing=True``."""
+        pending = self._first_batch is not None
+        data = json.dumps(self._state_before_first if pending else self._state())
+        return [p._get_checkpoint(data, rewind=1 if pending else 0) for p in self._pipes]
+
+    def _state(self):
+        state = {"counter": self._counter, "taken": self._taken, "size": self._size}
+        if self._shards:
+            state["shards"] = {"shard_of": list(self._shards.shard_of), "ahead": list(self._shards.ahead),
+                               "size": self._shards.size}
+        return state
+
+    def _restore_state(self, state):
+        try:
+            self._counter, self._taken, self._size = int(state["counter"]), int(state["taken"]), int(state["size"])
+            if self._shards:
+                shards = state["shards"]
+                self._shards.shard_of = [int(x) for x in shards["shard_of"]]
+                self._shards.ahead = [int(x) for x in shards["ahead"]]
+                self._shards.size = int(shards["size"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"the pipeline's checkpoint does not hold this iterator's state ({e!r}); was it "
+                             f"taken with the same iterator arguments?") from None
 
     def _validate_size_arguments(self):
         if self._reader_name and self._size >= 0:
