@@ -142,6 +142,26 @@ BENCHMARK(BM_DecodeScaledHalf_Sluice)->Unit(benchmark::kMicrosecond);
 void BM_DecodeScaledHalf_TjDecompress2(benchmark::State& st) { TjLoop(st, 4); }
 BENCHMARK(BM_DecodeScaledHalf_TjDecompress2)->Unit(benchmark::kMicrosecond);
 
+// Every DCT scale M/8 of the 500x375 image (the target asks for exactly that size): what each
+// scale saves over a full decode, to choose which scales the scaled-decode plan may use.
+void BM_DecodeScale_Sluice(benchmark::State& st) {
+  const auto& jpg = Jpeg();
+  const auto info = PeekImage(jpg);
+  const int m = static_cast<int>(st.range(0));
+  DecodeParams p;
+  p.target_width = (info.width * m + 7) / 8;
+  p.target_height = (info.height * m + 7) / 8;
+  const DecodePlan plan = PlanDecode(info, p);
+  std::vector<uint8_t> out(plan.size_bytes());
+  for (auto _ : st) {
+    DecodeImage(jpg, p, out.data(), out.size());
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetLabel("scale " + std::to_string(plan.scale_num) + "/8 -> " + std::to_string(plan.width) + "x" +
+              std::to_string(plan.height));
+}
+BENCHMARK(BM_DecodeScale_Sluice)->DenseRange(1, 8)->Unit(benchmark::kMicrosecond);
+
 // ROI + scaled: random window decoded at the smallest scale still >= 112x112.
 void BM_DecodeRoiScaled_Sluice(benchmark::State& st) {
   const auto& jpg = Jpeg();
