@@ -189,5 +189,39 @@ TEST(TwoStageExecutor, NothingScheduledAndOverHoldingAreErrorsNotHangs) {
   EXPECT_EQ(ex.Statistics().batches_produced, 2);
 }
 
+// Checkpoints count batches the consumer took, whichever stage a batch is in when the checkpoint
+// is taken; an executor restored from one continues with the same batches.
+TEST(TwoStageExecutor, CheckpointsResumeWithTheSameBatches) {
+  auto reader_graph = [] {
+    std::vector<OpSpec> specs;
+    specs.push_back(Spec("readers.file", "Reader", {},
+                         {{"files", std::vector<std::string>{std::string(SLUICE_SOURCE_DIR) + "/README.md",
+                                                             std::string(SLUICE_SOURCE_DIR) + "/Makefile",
+                                                             std::string(SLUICE_SOURCE_DIR) + "/CMakeLists.txt"}},
+                          {"random_shuffle", true},
+                          {"initial_fill", int64_t{3}}}));
+    specs.push_back(Spec("random.uniform", "uniform"));
+    specs.push_back(Spec("copy", "copy", {specs[0].outputs[1]}));
+    return Graph(specs, {specs[0].outputs[0], specs[2].outputs[0], specs[1].outputs[0]});
+  };
+  ExecutorConfig cfg = Config(2, 2, 3);
+  cfg.batch_size = 2;
+  cfg.checkpointing = true;
+  Executor ex(cfg, reader_graph());
+  for (int i = 0; i < ex.prefetch_depth(); ++i) ex.Schedule();
+  for (int i = 0; i < 3; ++i) {
+    ex.TakeNext();
+    ex.Release();
+    ex.Schedule();
+  }
+  const PipelineCheckpoint cp = ex.Checkpoint();
+  EXPECT_EQ(cp.iteration, 3);
+  const auto expected = RunAll(ex, 5);
+
+  Executor restored(cfg, reader_graph());
+  restored.Restore(PipelineCheckpoint::Parse(cp.Serialize()));
+  EXPECT_EQ(RunAll(restored, 5), expected);
+}
+
 }  // namespace
 }  // namespace sluice
