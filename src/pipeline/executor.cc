@@ -272,7 +272,8 @@ void Executor::AdvanceDeviceStage(std::unique_lock<std::mutex>& lk) {
       err = std::current_exception();
     }
   }
-  if (gpu_) {
+  // After the device stage ran (even partly): copies from the cpu slot may still be in flight.
+  if (gpu_ && !staged.error) {
     try {
       cuda::RecordEvent(gpu_->consumed_events[static_cast<size_t>(staged.slot)].get(), gpu_->stream);
     } catch (...) {
