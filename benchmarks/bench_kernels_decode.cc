@@ -123,12 +123,12 @@ void BM_DecodeFullThenCrop(benchmark::State& st) {
 }
 BENCHMARK(BM_DecodeFullThenCrop)->Unit(benchmark::kMicrosecond);
 
-// Scaled decode: target 200x150 -> scale 1/2 for a 500x375 image.
-void BM_DecodeScaledHalf_Sluice(benchmark::State& st) {
+// Decodes the image for a target size (the plan picks the scale) and labels the scale it used.
+void ScaledLoop(benchmark::State& st, int target_width, int target_height) {
   const auto& jpg = Jpeg();
   DecodeParams p;
-  p.target_width = 200;
-  p.target_height = 150;
+  p.target_width = target_width;
+  p.target_height = target_height;
   const DecodePlan plan = PlanDecode(PeekImage(jpg), p);
   std::vector<uint8_t> out(plan.size_bytes());
   for (auto _ : st) {
@@ -138,29 +138,20 @@ void BM_DecodeScaledHalf_Sluice(benchmark::State& st) {
   st.SetLabel("scale " + std::to_string(plan.scale_num) + "/8 -> " + std::to_string(plan.width) + "x" +
               std::to_string(plan.height));
 }
+
+// Scaled decode: target 200x150 -> scale 1/2 for a 500x375 image.
+void BM_DecodeScaledHalf_Sluice(benchmark::State& st) { ScaledLoop(st, 200, 150); }
 BENCHMARK(BM_DecodeScaledHalf_Sluice)->Unit(benchmark::kMicrosecond);
 void BM_DecodeScaledHalf_TjDecompress2(benchmark::State& st) { TjLoop(st, 4); }
 BENCHMARK(BM_DecodeScaledHalf_TjDecompress2)->Unit(benchmark::kMicrosecond);
 
-// Every DCT scale M/8 of the 500x375 image (the target asks for exactly that size): what each
-// scale saves over a full decode, to choose which scales the scaled-decode plan may use.
-void BM_DecodeScale_Sluice(benchmark::State& st) {
-  const auto& jpg = Jpeg();
-  const auto info = PeekImage(jpg);
-  const int m = static_cast<int>(st.range(0));
-  DecodeParams p;
-  p.target_width = (info.width * m + 7) / 8;
-  p.target_height = (info.height * m + 7) / 8;
-  const DecodePlan plan = PlanDecode(info, p);
-  std::vector<uint8_t> out(plan.size_bytes());
-  for (auto _ : st) {
-    DecodeImage(jpg, p, out.data(), out.size());
-    benchmark::DoNotOptimize(out.data());
-  }
-  st.SetLabel("scale " + std::to_string(plan.scale_num) + "/8 -> " + std::to_string(plan.width) + "x" +
-              std::to_string(plan.height));
+// libjpeg-turbo at every DCT scale M/8 of the 500x375 image: which scales save time over a full
+// decode, i.e. which ones the scaled-decode plan may use (see PlanDecode).
+void BM_DecodeScale_TjDecompress2(benchmark::State& st) {
+  TjLoop(st, static_cast<int>(st.range(0)));
+  st.SetLabel("scale " + std::to_string(st.range(0)) + "/8");
 }
-BENCHMARK(BM_DecodeScale_Sluice)->DenseRange(1, 8)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeScale_TjDecompress2)->DenseRange(1, 8)->Unit(benchmark::kMicrosecond);
 
 // ROI + scaled: random window decoded at the smallest scale still >= 112x112.
 void BM_DecodeRoiScaled_Sluice(benchmark::State& st) {

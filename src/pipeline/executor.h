@@ -32,6 +32,7 @@
 #include "operators/operator.h"
 #include "pipeline/checkpoint.h"
 #include "pipeline/graph.h"
+#include "pipeline/spare_buffers.h"
 
 namespace sluice {
 
@@ -55,27 +56,6 @@ struct ExecutorConfig {
   // Keep the readers' state before each iteration, for Checkpoint().
   bool checkpointing = false;
   MemoryConfig memory;
-};
-
-// Spare buffers for one operator output. Every buffer returns here when its last owner drops it,
-// and a slot takes a buffer from here for each batch it writes: its own (just returned) when
-// nobody else holds it, a spare when a batch handed to the caller outlives its slot's release (a
-// PyTorch loop variable holds the previous batch while the next is taken). The return happens
-// through the shared_ptr's deleter, on the last owner's thread, under this pool's mutex, so the
-// last reader's accesses are ordered before the next writer's. Steady state allocates nothing: no
-// page faults for fresh memory and no heap fragmentation from large blocks coming and going.
-class SpareBuffers : public std::enable_shared_from_this<SpareBuffers> {
- public:
-  explicit SpareBuffers(StorageKind kind) : kind_(kind) {}
-  // A buffer whose last owner returns it here (or frees it, if the executor is gone).
-  std::shared_ptr<TensorList> Take();
-
- private:
-  static constexpr size_t kMaxSpares = 4;
-  void Return(TensorList* tl);
-  StorageKind kind_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<TensorList>> spares_;
 };
 
 class Executor {

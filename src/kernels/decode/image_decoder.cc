@@ -85,8 +85,8 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
   if (info.format == ImageFormat::kJpeg && (p.target_width > 0 || p.target_height > 0)) {
     const int tw = swap ? p.target_height : p.target_width, th = swap ? p.target_width : p.target_height;
     // Only 1/8, 2/8 and 4/8: libjpeg-turbo has SIMD IDCTs for those; 5/8 to 7/8 decode slower than
-    // the full image (500x375: 756-1042 us against 692 us, bench_kernels_decode BM_DecodeScale_Sluice)
-    // and 3/8 slower than 4/8.
+    // the full image (500x375: 762-1060 us against 687 us) and 3/8 slower than 4/8
+    // (bench_kernels_decode, BM_DecodeScale_TjDecompress2).
     for (int cand : {1, 2, 4}) {
       if ((int64_t(s.w) * cand + 7) / 8 >= tw && (int64_t(s.h) * cand + 7) / 8 >= th) {
         n = cand;
