@@ -138,6 +138,10 @@ struct ExecutorStatistics {
   int cpu_queue_capacity = 0;  // the cpu stage's ring (the same ring without mixed/gpu operators)
   int64_t batches_produced = 0;
   double consumer_wait_ms = 0;  // time Outputs/ShareOutputs spent waiting for a batch
+  // Mean wall time per batch of each stage: the cpu operators, and the mixed + gpu operators (the
+  // host's time to run and enqueue them; 0 for pipelines without them).
+  double cpu_stage_ms = 0;
+  double device_stage_ms = 0;
 };
 
 // Schema introspection (for bindings and docs).

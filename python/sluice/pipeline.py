@@ -318,12 +318,14 @@ class Pipeline:
         return self._built().checkpoint_external_data()
 
     def queue_statistics(self):
-        """Prefetch queue occupancy and consumer wait time (a Sluice extension)."""
+        """Prefetch queue occupancy, consumer wait time and mean time per batch of each stage (a Sluice
+        extension)."""
         s = self._built().executor_statistics()
         return {"mean_queue_occupancy": s.mean_queue_occupancy, "max_queue_occupancy": s.max_queue_occupancy,
                 "queue_capacity": s.queue_capacity,
                 "cpu_queue_capacity": s.cpu_queue_capacity, "batches_produced": s.batches_produced,
-                "consumer_wait_ms": s.consumer_wait_ms}
+                "consumer_wait_ms": s.consumer_wait_ms, "cpu_stage_ms": s.cpu_stage_ms,
+                "device_stage_ms": s.device_stage_ms}
 
     def reader_meta(self, name=None):
         """The named reader's metadata as a dict, or ``{name: dict}`` for every reader."""

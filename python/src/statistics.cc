@@ -29,6 +29,8 @@ void BindStatistics(nb::module_& m) {
       .def_ro("max_queue_occupancy", &ExecutorStatistics::max_queue_occupancy)
       .def_ro("queue_capacity", &ExecutorStatistics::queue_capacity)
       .def_ro("cpu_queue_capacity", &ExecutorStatistics::cpu_queue_capacity)
+      .def_ro("cpu_stage_ms", &ExecutorStatistics::cpu_stage_ms)
+      .def_ro("device_stage_ms", &ExecutorStatistics::device_stage_ms)
       .def_ro("batches_produced", &ExecutorStatistics::batches_produced)
       .def_ro("consumer_wait_ms", &ExecutorStatistics::consumer_wait_ms);
 

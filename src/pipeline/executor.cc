@@ -204,12 +204,14 @@ void Executor::ProduceOne(std::unique_lock<std::mutex>& lk) {
   if (!err) {
     try {
       if (gpu_) cuda::EventSynchronize(gpu_->consumed_events[static_cast<size_t>(slot)].get());
+      const auto t0 = Clock::now();
       RunNodes(0, split_, outs, outs, iteration);
-      if (!two_stage()) {
-        refs = CollectOutputs(outs, outs);
-        std::lock_guard sl(stats_mu_);
-        ++batches_produced_;
-      }
+      const double ms = MsSince(t0);
+      if (!two_stage()) refs = CollectOutputs(outs, outs);
+      std::lock_guard sl(stats_mu_);
+      ++cpu_stage_time_.batches;
+      cpu_stage_time_.total_ms += ms;
+      if (!two_stage()) ++batches_produced_;
     } catch (...) {
       err = std::current_exception();
     }
@@ -240,10 +242,14 @@ void Executor::AdvanceDeviceStage(std::unique_lock<std::mutex>& lk) {
   OutputRefs refs;
   if (!err) {
     try {
+      const auto t0 = Clock::now();
       RunNodes(split_, graph_.nodes().size(), cpu, own, staged.iteration);
       if (gpu_) cuda::RecordEvent(gpu_->ready_events[static_cast<size_t>(slot)].get(), gpu_->stream);
+      const double ms = MsSince(t0);
       refs = CollectOutputs(cpu, own);
       std::lock_guard sl(stats_mu_);
+      ++device_stage_time_.batches;
+      device_stage_time_.total_ms += ms;
       ++batches_produced_;
     } catch (...) {
       err = std::current_exception();
@@ -540,6 +546,8 @@ ExecutorStatistics Executor::Statistics() const {
   s.cpu_queue_capacity = static_cast<int>(cpu_slots_.size());
   s.batches_produced = batches_produced_;
   s.consumer_wait_ms = consumer_wait_ms_;
+  s.cpu_stage_ms = cpu_stage_time_.mean_ms();
+  s.device_stage_ms = device_stage_time_.mean_ms();
   return s;
 }
 

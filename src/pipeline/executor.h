@@ -190,6 +190,12 @@ class Executor {
   int64_t occupancy_sum_ = 0;
   int occupancy_max_ = 0;
   double consumer_wait_ms_ = 0;
+  struct StageTime {
+    int64_t batches = 0;
+    double total_ms = 0;
+    double mean_ms() const { return batches ? total_ms / static_cast<double>(batches) : 0.0; }
+  };
+  StageTime cpu_stage_time_, device_stage_time_;
 };
 
 }  // namespace sluice

@@ -119,6 +119,9 @@ def bench_sluice(data, decoder, augment, threads, batch, epochs=2):
     stats = pipe.executor_statistics()
     per_op = {k: round(v.get("mean_batch_ms", v.get("time_per_batch_ms", 0.0)), 2) for k, v in stats.items()
               if isinstance(v, dict)}
+    q = pipe.queue_statistics()
+    per_op["(cpu stage)"] = round(q["cpu_stage_ms"], 2)
+    per_op["(device stage)"] = round(q["device_stage_ms"], 2)
     return rate, per_op
 
 

@@ -189,6 +189,26 @@ TEST(TwoStageExecutor, NothingScheduledAndOverHoldingAreErrorsNotHangs) {
   EXPECT_EQ(ex.Statistics().batches_produced, 2);
 }
 
+// Each stage's time per batch is reported apart (the slow stage is the one to look at).
+TEST(TwoStageExecutor, StatisticsTimeEachStage) {
+  std::vector<OpSpec> specs;
+  specs.push_back(Spec("testing.counter", "counter"));
+  specs.push_back(Spec("testing.sleep", "slow_cpu", {specs[0].outputs[0]}, {{"ms", 4.0}}));
+  specs.push_back(Spec("copy", "device_copy", {specs[1].outputs[0]}));
+  ExecutorConfig cfg = Config(2, 2, 2, true, /*threads=*/1);
+  Executor ex(cfg, Graph(specs, {specs[2].outputs[0]}));
+  RunAll(ex, 3);
+  const ExecutorStatistics st = ex.Statistics();
+  EXPECT_GE(st.cpu_stage_ms, 8 * 4.0);  // 8 samples of 4 ms on one thread
+  EXPECT_GT(st.device_stage_ms, 0.0);
+  EXPECT_GE(st.batches_produced, 3);
+
+  Executor one(Config(-1, 2, 2, true, 1), Graph(specs, {specs[2].outputs[0]}));
+  RunAll(one, 2);
+  EXPECT_GE(one.Statistics().cpu_stage_ms, 8 * 4.0);
+  EXPECT_EQ(one.Statistics().device_stage_ms, 0.0);
+}
+
 // Checkpoints count batches the consumer took, whichever stage a batch is in when the checkpoint
 // is taken; an executor restored from one continues with the same batches.
 TEST(TwoStageExecutor, CheckpointsResumeWithTheSameBatches) {
