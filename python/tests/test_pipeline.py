@@ -159,7 +159,9 @@ def test_executor_statistics_format():
         assert op_stats["real_memory_size"][0] >= 4 * 8 * 8
         assert op_stats["reserved_memory_size"][0] >= op_stats["real_memory_size"][0]
         assert op_stats["batches"] >= 1 and op_stats["total_time_ms"] >= 0 and "mean_batch_ms" in op_stats
-    assert pipe.queue_statistics()["queue_capacity"] == 2
+    q = pipe.queue_statistics()
+    assert q["queue_capacity"] == 2 and q["cpu_queue_capacity"] == 2
+    assert q["cpu_stage_ms"] > 0 and q["device_stage_ms"] == 0  # no mixed/gpu operators
 
 
 def test_pipeline_def_bare_and_with_arguments():
