@@ -92,7 +92,8 @@ std::vector<CropWindow> Windows(const ImageInfo& info) {
   return ws;
 }
 
-void BM_DecodeRoi_Sluice(benchmark::State& st) {
+// Decodes the random windows in turn, at the smallest scale still >= `target` (0: full scale).
+void RoiLoop(benchmark::State& st, int target) {
   const auto& jpg = Jpeg();
   const auto info = PeekImage(jpg);
   const auto ws = Windows(info);
@@ -101,10 +102,13 @@ void BM_DecodeRoi_Sluice(benchmark::State& st) {
   for (auto _ : st) {
     DecodeParams p;
     p.roi = ws[i++ % ws.size()];
+    p.target_width = p.target_height = target;
     DecodeImage(jpg, p, out.data(), out.size());
     benchmark::DoNotOptimize(out.data());
   }
 }
+
+void BM_DecodeRoi_Sluice(benchmark::State& st) { RoiLoop(st, 0); }
 BENCHMARK(BM_DecodeRoi_Sluice)->Unit(benchmark::kMicrosecond);
 
 void BM_DecodeFullThenCrop(benchmark::State& st) {
@@ -154,20 +158,7 @@ void BM_DecodeScale_TjDecompress2(benchmark::State& st) {
 BENCHMARK(BM_DecodeScale_TjDecompress2)->DenseRange(1, 8)->Unit(benchmark::kMicrosecond);
 
 // ROI + scaled: random window decoded at the smallest scale still >= 112x112.
-void BM_DecodeRoiScaled_Sluice(benchmark::State& st) {
-  const auto& jpg = Jpeg();
-  const auto info = PeekImage(jpg);
-  const auto ws = Windows(info);
-  std::vector<uint8_t> out(size_t(info.width) * info.height * 3);
-  size_t i = 0;
-  for (auto _ : st) {
-    DecodeParams p;
-    p.roi = ws[i++ % ws.size()];
-    p.target_width = p.target_height = 112;
-    DecodeImage(jpg, p, out.data(), out.size());
-    benchmark::DoNotOptimize(out.data());
-  }
-}
+void BM_DecodeRoiScaled_Sluice(benchmark::State& st) { RoiLoop(st, 112); }
 BENCHMARK(BM_DecodeRoiScaled_Sluice)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

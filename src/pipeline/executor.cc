@@ -78,6 +78,9 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
     op_seeds_.push_back(own >= 0 ? static_cast<uint64_t>(own)
                                  : DeriveSeed(cfg_.seed, static_cast<uint64_t>(node.insertion_index)));
   }
+  for (size_t n = 0; n < ops_.size(); ++n) {
+    if (auto* reader = dynamic_cast<ReaderOperator*>(ops_[n].get())) readers_.emplace_back(nodes[n].spec.name, reader);
+  }
   pool_ = std::make_unique<ThreadPool>(cfg_.num_threads, cfg_.set_affinity);
 
   // Nodes are ordered by stage, so the device stage is a suffix of the node list.
@@ -356,10 +359,7 @@ void Executor::Release() {
 
 std::map<std::string, std::string> Executor::ReaderStates() const {
   std::map<std::string, std::string> states;
-  for (size_t n = 0; n < ops_.size(); ++n) {
-    if (auto* reader = dynamic_cast<ReaderOperator*>(ops_[n].get()))
-      states[graph_.nodes()[n].spec.name] = reader->SerializeState();
-  }
+  for (const auto& [name, reader] : readers_) states[name] = reader->SerializeState();
   return states;
 }
 
@@ -391,17 +391,14 @@ void Executor::Restore(const PipelineCheckpoint& cp) {
                 std::to_string(cfg_.seed));
   if (next_iteration_ != 0 || scheduled_ != 0 || in_flight_ != 0)
     throw Error("a checkpoint can only be restored before the pipeline runs");
-  const auto current = ReaderStates();
-  for (const auto& [name, state] : current) {
+  for (const auto& [name, reader] : readers_) {
     if (!cp.readers.count(name)) throw Error("the checkpoint has no state for the reader '" + name + "'");
   }
   for (const auto& [name, state] : cp.readers) {
-    if (!current.count(name)) throw Error("the checkpoint names a reader '" + name + "' that this pipeline lacks");
+    if (std::none_of(readers_.begin(), readers_.end(), [&](const auto& r) { return r.first == name; }))
+      throw Error("the checkpoint names a reader '" + name + "' that this pipeline lacks");
   }
-  for (size_t n = 0; n < ops_.size(); ++n) {
-    if (auto* reader = dynamic_cast<ReaderOperator*>(ops_[n].get()))
-      reader->RestoreState(cp.readers.at(graph_.nodes()[n].spec.name));
-  }
+  for (const auto& [name, reader] : readers_) reader->RestoreState(cp.readers.at(name));
   next_iteration_ = next_to_take_ = cp.iteration;
 }
 

@@ -21,7 +21,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <sluice/memory_config.h>
@@ -35,6 +37,8 @@
 #include "pipeline/spare_buffers.h"
 
 namespace sluice {
+
+class ReaderOperator;
 
 struct ExecutorConfig {
   int batch_size = 1;
@@ -144,6 +148,7 @@ class Executor {
   Graph graph_;
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<uint64_t> op_seeds_;
+  std::vector<std::pair<std::string, ReaderOperator*>> readers_;  // node name, operator (in ops_)
   std::unique_ptr<ThreadPool> pool_;
   size_t split_ = 0;                  // nodes [0, split_) form the cpu stage
   std::vector<Outputs> cpu_slots_;     // the cpu stage's ring

@@ -7,17 +7,9 @@
 namespace sluice {
 namespace {
 
+using testing::ErrorOf;
 using testing::TempDir;
 using testing::WriteFile;
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(FileRoot, ClassesInByteOrderFilesSortedLikeDali) {
   TempDir d;

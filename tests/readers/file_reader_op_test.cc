@@ -11,19 +11,12 @@
 namespace sluice {
 namespace {
 
+using testing::ErrorOf;
+
 using testing::Content;
 using testing::OpRunner;
 using testing::TempDir;
 using Args = std::map<std::string, Value>;
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // 13 files in 3 classes (5, 4, 4): c0/00.jpg ... with distinct contents.
 struct Dataset {

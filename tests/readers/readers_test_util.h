@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -23,6 +24,16 @@
 #include "operators/workspace.h"
 
 namespace sluice::testing {
+
+// The message of the sluice::Error that `f` throws, or "" if it throws none.
+inline std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 class TempDir {
  public:

@@ -13,6 +13,8 @@
 namespace sluice {
 namespace {
 
+using testing::ErrorOf;
+
 using testing::Content;
 using testing::StagedMember;
 using testing::TempDir;
@@ -24,15 +26,6 @@ std::vector<TarEntry> ParseAll(const std::string& bytes) {
   TarEntry e;
   while (r.Next(&e)) out.push_back(e);
   return out;
-}
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 const std::string kLongBase = std::string(120, 'x');  // a base name longer than ustar's 100 bytes

@@ -11,21 +11,14 @@
 namespace sluice {
 namespace {
 
+using testing::ErrorOf;
+
 using testing::Content;
 using testing::OpRunner;
 using testing::StagedMember;
 using testing::TempDir;
 using Args = std::map<std::string, Value>;
 using Strings = std::vector<std::string>;
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Archive: s0 {jpg, cls}, s1 {jpg, cls, txt}, s2 {png, cls} (no jpg), s3 {JPG, cls}, s4 {jpg} (no cls),
 // with a directory and a hidden file in between.
