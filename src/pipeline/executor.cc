@@ -394,7 +394,8 @@ void Executor::Restore(const PipelineCheckpoint& cp) {
   for (const auto& [name, reader] : readers_) {
     if (!cp.readers.count(name)) throw Error("the checkpoint has no state for the reader '" + name + "'");
   }
-  for (const auto& [name, state] : cp.readers) {
+  for (const auto& entry : cp.readers) {
+    const std::string& name = entry.first;  // a plain reference: clang 14 cannot capture bindings
     if (std::none_of(readers_.begin(), readers_.end(), [&](const auto& r) { return r.first == name; }))
       throw Error("the checkpoint names a reader '" + name + "' that this pipeline lacks");
   }
