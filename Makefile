@@ -19,7 +19,7 @@ venv: deps
 # One build: the library, C++ tests, benchmarks, tools and the Python extension (into python/sluice).
 build: venv
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
-	  -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_BENCHMARKS=ON -DSLUICE_BUILD_TOOLS=ON -DSLUICE_SOURCE_EXCLUDE_REGEX=
+	  -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_BENCHMARKS=ON -DSLUICE_BUILD_TOOLS=ON
 	cmake --build $(BUILD) -j$(JOBS)
 
 $(DATA)/manifest.tsv:

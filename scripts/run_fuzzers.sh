@@ -8,15 +8,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Seed corpora: real images for the decoders, small tars and index files for the readers.
+# Seed corpora: real images for the decoders, small tars and index files for the readers,
+# fuzz/checkpoint_seeds/ for the checkpoint parser.
 mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
 printf 'v1.2 1\njpg 512 1 a.jpg cls 1536 1 a.cls\n' > "$work/index/v12.idx"
 printf 'v1.1 1\njpg 512 1\n' > "$work/index/v11.idx"
-printf 'sluice-checkpoint 1\niteration 3\nseed 7\nreader 6 5\nReaderstate\nexternal 2\n{}\nend\n' \
-  > "$work/checkpoints/one_reader.ckpt"
+cp "$root"/fuzz/checkpoint_seeds/*.ckpt "$work/checkpoints/"
 
 status=0
 for fuzzer in "$build"/fuzz_*; do

@@ -63,6 +63,10 @@ struct PipelineOptions {
   std::optional<std::string> checkpoint;
   // Memory policy; default: read from the environment (SLUICE_*/DALI_* variables) at construction.
   std::optional<MemoryConfig> memory;
+
+  // Throws sluice::Error naming the first invalid option ("batch_size must be at least 1, got 0").
+  // The one place options are checked: Pipeline's constructor calls it.
+  void Validate() const;
 };
 
 // A read-only view of one output batch. It shares ownership of the buffers: the data stays valid
@@ -167,6 +171,13 @@ struct OperatorInfo {
 };
 std::vector<std::string> ListOperators();
 OperatorInfo GetOperatorInfo(const std::string& name);  // throws for unknown names, with a suggestion
+
+// Checks one operator call against its schema exactly as Pipeline::AddOperator does (operator and
+// argument names, types, ranges, enumerations, layouts, argument inputs, input count) and returns
+// it normalised: arguments coerced to the schema's types, `name` set ("<op>" when empty) and
+// `outputs` filled with one edge name per output. Throws sluice::Error naming the operator and the
+// argument. Bindings call it where the user writes the call, so errors point there.
+OperatorDef ValidateOperator(OperatorDef def);
 
 class Pipeline {
  public:

@@ -20,9 +20,6 @@ from . import fn, ops
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
 
-fn.external_source = external_source
-ops.ExternalSource = ExternalSource
-
 __version__ = "0.1.0"
 
 __all__ = ["Pipeline", "pipeline_def", "fn", "ops", "types", "DataNode", "TensorCPU", "TensorListCPU", "TensorGPU",

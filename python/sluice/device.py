@@ -2,6 +2,7 @@
 import functools
 
 from . import _sluice
+from .errors import SluiceError
 
 
 def cuda_built():
@@ -22,8 +23,6 @@ def cuda_available():
 
 def check_cuda(op_name, device):
     """Raises SluiceError explaining why `device` cannot run here (never falls back to the CPU)."""
-    from .errors import SluiceError
-
     if not cuda_built():
         raise SluiceError(f"{op_name}: device='{device}' needs the CUDA backend, which is not available in this "
                           f"build of Sluice (built without CUDA). Use device='cpu'.", op=op_name, argument="device")

@@ -21,7 +21,9 @@ class SluiceError(RuntimeError):
 
 
 class ArgumentError(SluiceError, TypeError):
-    """An unknown or invalid operator argument, raised when the operator is called (before build)."""
+    """An operator call that its schema rejects (an unknown or invalid argument, a wrong number of
+    inputs), raised where the operator is called, before build. ``op`` names the operator (its
+    instance name, or its registry name) and ``argument`` the argument, as the C++ core reports."""
 
 
 def did_you_mean(word, candidates):

@@ -12,10 +12,9 @@ import collections.abc
 import inspect
 import itertools
 
-import numpy as np
-
 from .errors import ArgumentError
 from .graph import make_call
+from .tensors import to_sample_array, to_samples
 
 SampleInfo = collections.namedtuple("SampleInfo", "idx_in_epoch idx_in_batch iteration epoch_idx")
 BatchInfo = collections.namedtuple("BatchInfo", "iteration epoch_idx")
@@ -65,13 +64,13 @@ class ExternalSourceGroup:
             if len(outputs) != len(self.op_names):
                 raise ValueError(f"external_source: the source returned {len(outputs)} outputs, "
                                  f"expected num_outputs={len(self.op_names)}")
-            batches = [_to_samples(o) for o in outputs]
+            batches = [to_samples(o) for o in outputs]
         else:
             samples = [self._next_item(self._info_for_sample(i, batch_size)) for i in range(batch_size)]
             if self.num_outputs is None:
-                batches = [[_to_array(s) for s in samples]]
+                batches = [[to_sample_array(s) for s in samples]]
             else:
-                batches = [[_to_array(s[k]) for s in samples] for k in range(len(self.op_names))]
+                batches = [[to_sample_array(s[k]) for s in samples] for k in range(len(self.op_names))]
         for b in batches:
             if len(b) != batch_size:
                 raise ValueError(f"external_source: the source gave a batch of {len(b)} samples; "
@@ -107,28 +106,18 @@ def _positional_arity(fn):
     return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
 
 
-def _to_array(sample):
-    if isinstance(sample, (bytes, bytearray, memoryview)):
-        return np.frombuffer(sample, dtype=np.uint8)
-    return np.ascontiguousarray(np.asarray(sample))
-
-
-def _to_samples(batch):
-    if isinstance(batch, np.ndarray):
-        if batch.ndim == 0:
-            raise ValueError("external_source: a batch must have a leading sample dimension, got a 0-d array")
-        return [np.ascontiguousarray(s) for s in batch]
-    return [_to_array(s) for s in batch]
-
-
-def external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu", layout=None,
-                    dtype=None, ndim=None, batch=True, batch_info=False, parallel=False, no_copy=None,
-                    prefetch_queue_depth=1, cuda_stream=None, use_copy_kernel=None, blocking=None):
+def external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu", layout="",
+                    dtype="", ndim=-1, batch=True, batch_info=False, parallel=False, no_copy=None,
+                    prefetch_queue_depth=1, cuda_stream=None, use_copy_kernel=None, blocking=None, seed=-1,
+                    bytes_per_sample_hint=[0], preserve=False):  # noqa: B006 (the schema's default, never mutated)
     """Creates an external source: a DataNode (or a list of ``num_outputs`` DataNodes) fed from Python.
 
     Without ``source``, feed each batch with ``pipe.feed_input(name, data)`` before each run.
-    ``parallel``, ``no_copy``, ``prefetch_queue_depth``, ``cuda_stream``, ``use_copy_kernel`` and
-    ``blocking`` are accepted for DALI compatibility; Sluice always copies the fed data.
+    ``layout``, ``dtype`` and ``ndim`` (one value, or one per output), ``seed``,
+    ``bytes_per_sample_hint`` and ``preserve`` are the C++ ``external_source`` operator's arguments,
+    with its defaults (None also means the default, as in DALI). ``parallel``, ``no_copy``,
+    ``prefetch_queue_depth``, ``cuda_stream``, ``use_copy_kernel`` and ``blocking`` are accepted
+    for DALI compatibility; Sluice always copies the fed data.
     """
     if parallel:
         raise ArgumentError("external_source: parallel=True (worker processes) is not supported",
@@ -141,7 +130,8 @@ def external_source(source=None, num_outputs=None, *, cycle=None, name=None, dev
     nodes = []
     for k in range(n):
         op_name = base if num_outputs is None else f"{base}[{k}]"
-        kwargs = {"layout": layouts[k] or None, "dtype": dtypes[k], "ndim": ndim}
+        kwargs = {"layout": layouts[k] or None, "dtype": dtypes[k], "ndim": ndim, "seed": seed,
+                  "bytes_per_sample_hint": bytes_per_sample_hint, "preserve": preserve}
         call = make_call("external_source", [], kwargs, device=device, name=op_name)
         call.external_source = group
         group.op_names.append(op_name)
@@ -155,6 +145,7 @@ class ExternalSource:
     """The object API of external_source: arguments at construction, ``__call__()`` makes the node."""
 
     def __init__(self, source=None, num_outputs=None, **kwargs):
+        _SIGNATURE.bind(source, num_outputs, **kwargs)  # a TypeError for an unknown argument, now
         self._source = source
         self._num_outputs = num_outputs
         self._kwargs = kwargs
@@ -162,3 +153,8 @@ class ExternalSource:
     def __call__(self, source=None, **kwargs):
         return external_source(source if source is not None else self._source, self._num_outputs,
                                **{**self._kwargs, **kwargs})
+
+
+_SIGNATURE = inspect.signature(external_source)
+ExternalSource.__init__.__signature__ = _SIGNATURE.replace(
+    parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *_SIGNATURE.parameters.values()])

@@ -11,8 +11,12 @@ import inspect as _inspect
 import sys as _sys
 
 from . import namespaces as _ns
+from .external_source import external_source
 from .graph import call_operator as _call_operator
 from .schema import all_schemas as _all_schemas
+
+# Operators implemented in Python (registry name -> function); every other one is generated.
+_PYTHON_OPERATORS = {"external_source": external_source}
 
 # DALI's legacy function names -> registry names (added when the operator is registered).
 _LEGACY_NAMES = {
@@ -43,12 +47,7 @@ def _make_function(schema, func_name, module_name):
 
 
 def _generate(root):
-    for name, schema in _all_schemas().items():
-        if name == "external_source":
-            continue  # the Python wrapper in external_source.py
-        path, leaf = _ns.split_name(name)
-        module = _ns.submodule(root, path)
-        setattr(module, leaf, _make_function(schema, leaf, module.__name__))
+    _ns.generate(root, _all_schemas(), _PYTHON_OPERATORS, _make_function)
     for legacy, target in _LEGACY_NAMES.items():
         func = _ns.find(root, target)
         if func is not None and legacy not in vars(root):

@@ -4,13 +4,12 @@ import inspect
 import sys
 import types as _pytypes
 
+from .errors import did_you_mean
 from .schema import PYTHON_ARGS
 
 
 def install_suggestions(module, what):
     """Makes `module.<unknown>` raise an AttributeError naming the closest operator."""
-    from .errors import did_you_mean
-
     def __getattr__(attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
@@ -55,7 +54,21 @@ def camel_case(snake):
     return "".join(p[:1].upper() + p[1:] for p in snake.split("_"))
 
 
+def generate(root, schemas, python_operators, make, leaf_name=lambda leaf: leaf):
+    """Fills `root` (the fn or ops module) once: for each registered operator, `make(schema, name,
+    module_name)` in the submodule its dotted name gives, or its entry in `python_operators`
+    (registry name -> the Python implementation) for operators implemented in Python."""
+    for name, schema in schemas.items():
+        path, leaf = split_name(name)
+        module = submodule(root, path)
+        attr = leaf_name(leaf)
+        obj = python_operators.get(name)
+        setattr(module, attr, obj if obj is not None else make(schema, attr, module.__name__))
+
+
 def keyword_parameters(schema):
+    """The keyword-only parameters of an operator: device, name, then each schema argument with its
+    default (none for a required argument; None for an optional one without a default)."""
     params = [inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default="cpu"),
               inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)]
     for arg in schema.arguments.values():

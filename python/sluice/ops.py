@@ -12,8 +12,12 @@ import inspect as _inspect
 import sys as _sys
 
 from . import namespaces as _ns
-from .graph import call_operator as _call_operator, check_device as _check_device
+from .external_source import ExternalSource
+from .graph import call_operator as _call_operator, check_arguments as _check_arguments
 from .schema import all_schemas as _all_schemas, get_schema as _get_schema
+
+# Operators implemented in Python (registry name -> class); every other one is generated.
+_PYTHON_OPERATORS = {"external_source": ExternalSource}
 
 # DALI's legacy class names -> registry names (added when the operator is registered).
 _LEGACY_NAMES = {
@@ -34,9 +38,7 @@ class Operator:
 
     def __init__(self, *, device="cpu", name=None, **kwargs):
         self._schema = _get_schema(self.schema_name)
-        _check_device(self._schema, device)
-        for arg in kwargs:
-            self._schema.check_argument_name(arg)
+        _check_arguments(self.schema_name, device, name, kwargs)
         self._device = device
         self._name = name
         self._kwargs = kwargs
@@ -85,13 +87,7 @@ def _init_with_signature(schema):
 
 
 def _generate(root):
-    for name, schema in _all_schemas().items():
-        if name == "external_source":
-            continue  # the Python ExternalSource class in external_source.py
-        path, leaf = _ns.split_name(name)
-        module = _ns.submodule(root, path)
-        cls_name = _ns.camel_case(leaf)
-        setattr(module, cls_name, _make_class(schema, cls_name, module.__name__))
+    _ns.generate(root, _all_schemas(), _PYTHON_OPERATORS, _make_class, leaf_name=_ns.camel_case)
     for legacy, target in _LEGACY_NAMES.items():
         path, leaf = _ns.split_name(target)
         cls = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))

@@ -10,13 +10,13 @@ Run methods: ``run()`` (= ``schedule_run()`` + ``outputs()``), or the scheduled 
 The first ``schedule_run()`` fills the prefetch queue (``prefetch_queue_depth`` iterations); each
 scheduled iteration first feeds every external source its next batch.
 """
+import copy
 import os
-import threading
 
-from . import _sluice
+from . import _sluice, current
 from .errors import SluiceError
-from .graph import collect_calls
-from .tensors import wrap_batch
+from .graph import DataNode, collect_calls
+from .tensors import to_samples, wrap_batch
 from .types import PipelineAPIType
 
 
@@ -38,8 +38,6 @@ class Pipeline:
     checkpoint's seed replaces ``seed``). External sources' data is the caller's to restore.
     """
 
-    _local = threading.local()
-
     def __init__(self, batch_size=-1, num_threads=-1, device_id=None, seed=-1, exec_pipelined=True,
                  prefetch_queue_depth=2, exec_async=True, bytes_per_sample=0, set_affinity=False,
                  max_streams=-1, default_cuda_stream_priority=0, *, enable_memory_stats=False,
@@ -50,19 +48,22 @@ class Pipeline:
                             f"{type(checkpoint).__name__}")
         if output_dtype is not None or output_ndim is not None:
             raise NotImplementedError("Sluice does not support output_dtype/output_ndim checks")
-        self._batch_size = int(batch_size)
-        self._num_threads = int(num_threads) if num_threads not in (None, -1) else (os.cpu_count() or 1)
-        self._device_id = -1 if device_id is None else int(device_id)
-        self._seed = -1 if seed is None else int(seed)
-        self._exec_pipelined = bool(exec_pipelined)
-        self._exec_async = bool(exec_async)
-        self._cpu_depth, self._gpu_depth = _queue_depths(prefetch_queue_depth, exec_async)
+        # The C++ PipelineOptions, validated by the C++ Pipeline at build(). Python translates only
+        # DALI's spellings: None and -1 defaults, and prefetch_queue_depth as a dict.
+        o = self._options = _sluice.PipelineOptions()
+        o.batch_size = int(batch_size)
+        o.num_threads = int(num_threads) if num_threads not in (None, -1) else (os.cpu_count() or 1)
+        o.device_id = -1 if device_id is None else int(device_id)
+        o.seed = -1 if seed is None else int(seed)
+        o.exec_pipelined = bool(exec_pipelined)
+        o.exec_async = bool(exec_async)
+        o.cpu_queue_depth, o.gpu_queue_depth = _queue_depths(prefetch_queue_depth, exec_async)
+        o.bytes_per_sample = int(bytes_per_sample)
+        o.set_affinity = bool(set_affinity)
+        o.enable_memory_stats = bool(enable_memory_stats)
+        o.enable_checkpointing = bool(enable_checkpointing)
+        o.checkpoint = checkpoint
         self._prefetch_queue_depth = prefetch_queue_depth
-        self._bytes_per_sample = int(bytes_per_sample)
-        self._set_affinity = bool(set_affinity)
-        self._enable_memory_stats = bool(enable_memory_stats)
-        self._enable_checkpointing = bool(enable_checkpointing)
-        self._checkpoint = checkpoint
 
         self._outputs = None        # DataNodes given to set_outputs / returned by define_graph
         self._recorded = []         # calls made while this pipeline was current (for `preserve`)
@@ -76,34 +77,31 @@ class Pipeline:
         self._last_iter = False     # StopIteration was raised to the caller; reset() restarts
 
     # --- properties (DALI names) -------------------------------------------------------------
-    batch_size = property(lambda self: self._batch_size)
-    max_batch_size = property(lambda self: self._batch_size)
-    num_threads = property(lambda self: self._num_threads)
-    device_id = property(lambda self: self._device_id)
-    exec_pipelined = property(lambda self: self._exec_pipelined)
-    exec_async = property(lambda self: self._exec_async)
+    batch_size = property(lambda self: self._options.batch_size)
+    max_batch_size = property(lambda self: self._options.batch_size)
+    num_threads = property(lambda self: self._options.num_threads)
+    device_id = property(lambda self: self._options.device_id)
+    exec_pipelined = property(lambda self: self._options.exec_pipelined)
+    exec_async = property(lambda self: self._options.exec_async)
     prefetch_queue_depth = property(lambda self: self._prefetch_queue_depth)
-    enable_memory_stats = property(lambda self: self._enable_memory_stats)
+    enable_memory_stats = property(lambda self: self._options.enable_memory_stats)
 
     @property
     def seed(self):
-        return self._cpp.seed if self._cpp is not None else self._seed
+        return self._cpp.seed if self._cpp is not None else self._options.seed
 
     # --- graph definition --------------------------------------------------------------------
     @staticmethod
     def current():
         """The pipeline of the innermost ``with pipe:`` block (or being built), or None."""
-        stack = getattr(Pipeline._local, "stack", None)
-        return stack[-1] if stack else None
+        return current.current()
 
     def __enter__(self):
-        if not hasattr(Pipeline._local, "stack"):
-            Pipeline._local.stack = []
-        Pipeline._local.stack.append(self)
+        current.push(self)
         return self
 
     def __exit__(self, *exc):
-        Pipeline._local.stack.pop()
+        current.pop()
         return False
 
     def _record_call(self, call):
@@ -115,8 +113,6 @@ class Pipeline:
 
     def set_outputs(self, *outputs):
         """Sets the pipeline's outputs (DataNodes), in order."""
-        from .data_node import DataNode
-
         if self._cpp is not None:
             raise SluiceError("cannot change the outputs of a built pipeline")
         if len(outputs) == 1 and isinstance(outputs[0], (list, tuple)):
@@ -135,14 +131,11 @@ class Pipeline:
             with self:
                 outs = self.define_graph()
             self.set_outputs(*(outs if isinstance(outs, (list, tuple)) else (outs,)))
-        if self._batch_size < 1:
-            raise SluiceError(f"batch_size must be at least 1, got {self._batch_size}")
         calls = collect_calls(self._outputs, [c for c in self._recorded if c.preserve()])
-        uses_gpu = any(c.device != "cpu" for c in calls)
-        cpp = _sluice.Pipeline(self._batch_size, self._num_threads, self._device_id if uses_gpu else -1,
-                               self._seed, self._exec_pipelined, self._exec_async, self._cpu_depth,
-                               self._gpu_depth, self._bytes_per_sample, self._set_affinity,
-                               self._enable_memory_stats, self._enable_checkpointing, self._checkpoint)
+        options = copy.copy(self._options)
+        if not any(c.device != "cpu" for c in calls):
+            options.device_id = -1  # a CPU-only graph never touches CUDA, whatever device_id says
+        cpp = _sluice.Pipeline(options)  # validates the options
         edges = {}
         for call in calls:
             call.add_to(cpp, edges)
@@ -235,14 +228,14 @@ class Pipeline:
             raise StopIteration
         batches = cpp.outputs() if release_previous else cpp.share_outputs()
         self._scheduled -= 1
-        return tuple(wrap_batch(b, self._device_id) for b in batches)
+        return tuple(wrap_batch(b, self.device_id) for b in batches)
 
     def _feed_sources(self):
         # Every source is asked first, then all are fed: a StopIteration from one leaves none fed.
         fed = []
         for group in self._sources:
             try:
-                fed.append((group, group.next_batch(self._batch_size)))
+                fed.append((group, group.next_batch(self.batch_size)))
             except StopIteration:
                 raise
             except Exception as e:
@@ -254,14 +247,11 @@ class Pipeline:
 
     def feed_input(self, data_node, data, layout=None):
         """Feeds one batch to an external_source without a `source` (by name or DataNode)."""
-        from .data_node import DataNode
-        from .external_source import _to_samples
-
         name = data_node.source_call.name if isinstance(data_node, DataNode) else data_node
         cpp = self._built()
         if name not in self._all_sources:
             raise SluiceError(f"there is no external_source named '{name}' in the pipeline")
-        cpp.feed_input(name, _to_samples(data), layout or "")
+        cpp.feed_input(name, to_samples(data), layout or "")
 
     def reset(self):
         """After StopIteration from an external source: starts the next epoch. Otherwise a no-op
@@ -355,9 +345,5 @@ def _queue_depths(depth, exec_async):
                              f"got {sorted(depth)}")
         if not exec_async:
             raise ValueError("separate prefetch queues (prefetch_queue_depth as a dict) require exec_async=True")
-        cpu, gpu = int(depth["cpu_size"]), int(depth["gpu_size"])
-    else:
-        cpu = gpu = int(depth)
-    if cpu < 1 or gpu < 1:
-        raise ValueError(f"prefetch_queue_depth must be at least 1, got {depth}")
-    return cpu, gpu
+        return int(depth["cpu_size"]), int(depth["gpu_size"])
+    return int(depth), int(depth)

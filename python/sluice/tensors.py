@@ -1,4 +1,5 @@
-"""Pipeline outputs on the host: TensorListCPU (a batch) and TensorCPU (one tensor).
+"""Pipeline outputs (TensorListCPU/TensorCPU, TensorListGPU/TensorGPU), and the conversions of
+Python data into samples for external sources (:func:`to_samples`).
 
 Both hand their data over without copying: ``__dlpack__``/``__dlpack_device__`` (for
 ``torch.utils.dlpack.from_dlpack``, ``np.from_dlpack``, JAX) and ``__array_interface__`` (for
@@ -262,6 +263,23 @@ class TensorListGPU(_TensorList):
 
     def __repr__(self):
         return f"TensorListGPU(num_samples={len(self)}, dtype={self._batch.dtype}, device_id={self._device_id})"
+
+
+def to_sample_array(sample):
+    """One sample fed to an external source as a C-contiguous NumPy array (``bytes`` as uint8)."""
+    if isinstance(sample, (bytes, bytearray, memoryview)):
+        return np.frombuffer(sample, dtype=np.uint8)
+    return np.ascontiguousarray(np.asarray(sample))
+
+
+def to_samples(batch):
+    """A batch fed to an external source (an array with a leading sample dimension, or a sequence of
+    samples) as a list of sample arrays."""
+    if isinstance(batch, np.ndarray):
+        if batch.ndim == 0:
+            raise ValueError("external_source: a batch must have a leading sample dimension, got a 0-d array")
+        return [np.ascontiguousarray(s) for s in batch]
+    return [to_sample_array(s) for s in batch]
 
 
 def wrap_batch(batch, device_id):

@@ -1,7 +1,8 @@
 """DALI's type names (``types.FLOAT``, ``types.RGB``, ``types.INTERP_LINEAR``, ``types.NCHW``, ...).
 
 The C++ schemas take plain strings ("float32", "RGB", "LINEAR", "CHW"); :func:`to_schema_value`
-converts these enums (and NumPy dtypes) to them.
+converts these enums (and NumPy dtypes) to them. Every other value goes to the C++ core as it is,
+which converts it by its Python type and validates it against the schema.
 """
 import enum
 
@@ -131,15 +132,12 @@ NCFHW = TensorLayout.NCFHW
 
 
 def to_schema_value(value):
-    """Converts enums, NumPy dtypes/scalars/arrays and tuples to plain Python values the schemas take."""
+    """DALI's enums and NumPy dtypes (alone or in a list) as the strings the schemas take; any other
+    value unchanged (the C++ core converts numbers, strings, lists and NumPy scalars and arrays)."""
     if isinstance(value, enum.Enum) and hasattr(value, "sluice_name"):
         return value.sluice_name
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return np.dtype(value).name
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (enum.Enum, np.dtype, type)) for v in value):
         return [to_schema_value(v) for v in value]
     return value

@@ -6,26 +6,38 @@
 #include <nanobind/ndarray.h>
 
 #include <sluice/dtype.h>
+#include <sluice/error.h>
 #include <sluice/value.h>
+
+#include <optional>
 
 namespace sluice::python {
 
 namespace nb = nanobind;
 
+// A sluice::Error about an operator call, raised where the call is made (validate_operator): Python
+// gets sluice.ArgumentError (a SluiceError and a TypeError) rather than SluiceError.
+struct CallError : Error {
+  explicit CallError(const Error& e) : Error(e) {}
+};
+
 void BindError(nb::module_& m);
 void BindOperatorInfo(nb::module_& m);
 void BindBatch(nb::module_& m);
 void BindStatistics(nb::module_& m);
+void BindPipelineOptions(nb::module_& m);
 void BindPipeline(nb::module_& m);
 
 // DLPack element type of a DType, and back (nullopt for types Sluice has no DType for).
 nb::dlpack::dtype ToDLPack(DType t);
 std::optional<DType> FromDLPack(nb::dlpack::dtype t);
 
-// Argument values cross the boundary as (kind, value) pairs that the Python package has already
-// normalised against the schema: kind is one of "bool", "int", "float", "str", "ints", "floats",
-// "strs". Explicit kinds keep empty lists and int-valued floats unambiguous.
-Value ValueFromPython(const std::string& kind, nb::handle value);
+// An argument value from Python, by its Python type: bool, int (int64), float (double), str; a list or
+// tuple of ints, of floats (or ints and floats), of strs; NumPy scalars, 0-d and 1-D arrays likewise.
+// The schema then coerces or rejects it (ValidateOperator), as for any C++ caller. An empty list
+// has no element type: it becomes the list type `empty_list_as` names (default: a list of ints).
+// Throws sluice::Error (without context) for other values.
+Value ValueFromPython(nb::handle value, std::optional<ArgType> empty_list_as = std::nullopt);
 nb::object ValueToPython(const Value& v);
 
 }  // namespace sluice::python

@@ -38,5 +38,6 @@ NB_MODULE(_sluice, m) {
   BindOperatorInfo(m);
   BindBatch(m);
   BindStatistics(m);
+  BindPipelineOptions(m);
   BindPipeline(m);
 }

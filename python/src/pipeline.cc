@@ -2,7 +2,6 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
-#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <sluice/pipeline.h>
@@ -14,18 +13,17 @@ namespace {
 
 using Release = nb::call_guard<nb::gil_scoped_release>;
 using HostArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
-using ArgList = std::vector<std::tuple<std::string, std::string, nb::object>>;
 
-
-std::vector<std::string> AddOperator(Pipeline& p, std::string op, std::string name, std::string device,
-                                     std::vector<std::string> inputs, std::map<std::string, std::string> arg_inputs,
-                                     const ArgList& args, std::vector<std::string> outputs) {
-  OperatorDef def(std::move(op), std::move(device));
+// Adds a call validated at the call site (validate_operator) under the pipeline's edge names: its
+// instance name ("" for "<op>#<n>"), the edges of its inputs and per-sample arguments. The outputs
+// are named by the pipeline. AddOperator validates it again (cheap), as for any C++ caller.
+std::vector<std::string> AddOperator(Pipeline& p, const OperatorDef& validated, std::string name,
+                                     std::vector<std::string> inputs, std::map<std::string, std::string> arg_inputs) {
+  OperatorDef def = validated;
   def.name = std::move(name);
   def.inputs = std::move(inputs);
   def.arg_inputs = std::move(arg_inputs);
-  def.outputs = std::move(outputs);
-  for (const auto& [arg, kind, value] : args) def.args[arg] = ValueFromPython(kind, value);
+  def.outputs.clear();
   nb::gil_scoped_release release;
   return p.AddOperator(std::move(def));
 }
@@ -47,35 +45,43 @@ void FeedInput(Pipeline& p, const std::string& op_name, const std::vector<HostAr
 
 }  // namespace
 
+void BindPipelineOptions(nb::module_& m) {
+  nb::class_<MemoryConfig>(m, "MemoryConfig", "Buffer growth/shrink policy (sluice::MemoryConfig).")
+      .def(nb::init<>())
+      .def_static("from_environment", &MemoryConfig::FromEnvironment)
+      .def_rw("host_shrink_threshold", &MemoryConfig::host_shrink_threshold)
+      .def_rw("host_growth_factor", &MemoryConfig::host_growth_factor)
+      .def_rw("device_growth_factor", &MemoryConfig::device_growth_factor)
+      .def("validate", &MemoryConfig::Validate);
+
+  // sluice::PipelineOptions, field for field (the one copy of the options between Python and the
+  // executor): the C++ Pipeline validates them when constructed.
+  nb::class_<PipelineOptions>(m, "PipelineOptions", "The options of a C++ Pipeline (sluice::PipelineOptions).")
+      .def(nb::init<>())
+      .def("__copy__", [](const PipelineOptions& o) { return o; })
+      .def_rw("batch_size", &PipelineOptions::batch_size)
+      .def_rw("num_threads", &PipelineOptions::num_threads)
+      .def_rw("device_id", &PipelineOptions::device_id)
+      .def_rw("seed", &PipelineOptions::seed)
+      .def_rw("exec_pipelined", &PipelineOptions::exec_pipelined)
+      .def_rw("exec_async", &PipelineOptions::exec_async)
+      .def_rw("cpu_queue_depth", &PipelineOptions::cpu_queue_depth)
+      .def_rw("gpu_queue_depth", &PipelineOptions::gpu_queue_depth)
+      .def_rw("bytes_per_sample", &PipelineOptions::bytes_per_sample)
+      .def_rw("set_affinity", &PipelineOptions::set_affinity)
+      .def_rw("enable_memory_stats", &PipelineOptions::enable_memory_stats)
+      .def_rw("enable_checkpointing", &PipelineOptions::enable_checkpointing)
+      .def_rw("checkpoint", &PipelineOptions::checkpoint, "Optional[str]")
+      .def_rw("memory", &PipelineOptions::memory, "Optional[MemoryConfig]; None: from the environment")
+      .def("validate", &PipelineOptions::Validate,
+           "Raises SluiceError naming the first invalid option (the Pipeline constructor calls it).");
+}
+
 void BindPipeline(nb::module_& m) {
   nb::class_<Pipeline>(m, "Pipeline")
-      .def("__init__", [](Pipeline* self, int batch_size, int num_threads, int device_id, int64_t seed,
-                          bool exec_pipelined, bool exec_async, int cpu_queue_depth, int gpu_queue_depth,
-                          size_t bytes_per_sample, bool set_affinity, bool enable_memory_stats,
-                          bool enable_checkpointing, std::optional<std::string> checkpoint) {
-             PipelineOptions o;
-             o.batch_size = batch_size;
-             o.num_threads = num_threads;
-             o.device_id = device_id;
-             o.seed = seed;
-             o.exec_pipelined = exec_pipelined;
-             o.exec_async = exec_async;
-             o.cpu_queue_depth = cpu_queue_depth;
-             o.gpu_queue_depth = gpu_queue_depth;
-             o.bytes_per_sample = bytes_per_sample;
-             o.set_affinity = set_affinity;
-             o.enable_memory_stats = enable_memory_stats;
-             o.enable_checkpointing = enable_checkpointing;
-             o.checkpoint = std::move(checkpoint);
-             new (self) Pipeline(std::move(o));
-           },
-           nb::arg("batch_size"), nb::arg("num_threads"), nb::arg("device_id"), nb::arg("seed"),
-           nb::arg("exec_pipelined"), nb::arg("exec_async"), nb::arg("cpu_queue_depth"),
-           nb::arg("gpu_queue_depth"), nb::arg("bytes_per_sample"), nb::arg("set_affinity"),
-           nb::arg("enable_memory_stats"), nb::arg("enable_checkpointing") = false,
-           nb::arg("checkpoint") = nb::none())
-      .def("add_operator", &AddOperator, nb::arg("op"), nb::arg("name"), nb::arg("device"), nb::arg("inputs"),
-           nb::arg("arg_inputs"), nb::arg("args"), nb::arg("outputs"))
+      .def(nb::init<PipelineOptions>(), nb::arg("options"))
+      .def_prop_ro("options", &Pipeline::options, nb::rv_policy::copy)
+      .def("add_operator", &AddOperator, nb::arg("validated"), nb::arg("name"), nb::arg("inputs"), nb::arg("arg_inputs"))
       .def("set_outputs", &Pipeline::SetOutputs, nb::arg("edges"), Release())
       .def("build", &Pipeline::Build, Release())
       .def("run", &Pipeline::Run, Release())

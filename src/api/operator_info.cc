@@ -1,6 +1,7 @@
 #include <sluice/pipeline.h>
 
 #include "operators/registry.h"
+#include "pipeline/graph.h"
 
 namespace sluice {
 
@@ -21,6 +22,25 @@ OperatorInfo GetOperatorInfo(const std::string& name) {
   info.is_random = s.is_random();
   info.is_reader = s.is_reader();
   return info;
+}
+
+OperatorDef ValidateOperator(OperatorDef def) {
+  OpSpec spec;
+  spec.op = std::move(def.op);
+  spec.name = def.name.empty() ? spec.op : std::move(def.name);
+  spec.device = std::move(def.device);
+  spec.inputs = std::move(def.inputs);
+  spec.arg_inputs = std::move(def.arg_inputs);
+  spec.args = std::move(def.args);
+  spec.outputs = std::move(def.outputs);
+  spec = ValidateSpec(std::move(spec));
+  OperatorDef out(spec.op, spec.device);
+  out.name = std::move(spec.name);
+  out.inputs = std::move(spec.inputs);
+  out.arg_inputs = std::move(spec.arg_inputs);
+  out.args = std::move(spec.args);
+  out.outputs = std::move(spec.outputs);
+  return out;
 }
 
 }  // namespace sluice

@@ -42,12 +42,24 @@ struct Pipeline::Impl {
   }
 };
 
+void PipelineOptions::Validate() const {
+  auto at_least = [](const char* name, int64_t v, int64_t lo) {
+    if (v < lo) throw Error(std::string(name) + " must be at least " + std::to_string(lo) + ", got " + std::to_string(v));
+  };
+  at_least("batch_size", batch_size, 1);
+  at_least("num_threads", num_threads, 1);
+  if (device_id < -1)
+    throw Error("device_id must be -1 (CPU only) or a CUDA device index, got " + std::to_string(device_id));
+  at_least("cpu_queue_depth (prefetch_queue_depth)", cpu_queue_depth, 1);
+  at_least("gpu_queue_depth (prefetch_queue_depth's gpu_size)", gpu_queue_depth, 1);
+  if (memory) memory->Validate();
+}
+
 Pipeline::Pipeline(PipelineOptions options) : impl_(std::make_unique<Impl>()) {
+  options.Validate();
   impl_->options = options;
+  // Resolved once; the environment's values are checked as they are read.
   impl_->memory = options.memory ? *options.memory : MemoryConfig::FromEnvironment();
-  impl_->memory.Validate();
-  if (options.batch_size < 1) throw Error("batch_size must be at least 1, got " + std::to_string(options.batch_size));
-  if (options.num_threads < 1) throw Error("num_threads must be at least 1, got " + std::to_string(options.num_threads));
   impl_->seed = options.seed >= 0 ? static_cast<uint64_t>(options.seed) : std::random_device{}();
 }
 
@@ -76,20 +88,10 @@ void Pipeline::SetOutputs(std::vector<std::string> edges) {
 void Pipeline::Build() {
   if (impl_->executor) return;
   ExecutorConfig cfg;
-  const auto& o = impl_->options;
-  cfg.batch_size = o.batch_size;
-  cfg.device_id = o.device_id;
-  cfg.num_threads = o.num_threads;
+  cfg.options = impl_->options;
+  cfg.options.memory = impl_->memory;
   cfg.seed = impl_->seed;
-  cfg.pipelined = o.exec_pipelined;
-  cfg.async = o.exec_async;
-  cfg.cpu_queue_depth = o.cpu_queue_depth;
-  cfg.gpu_queue_depth = o.gpu_queue_depth;
-  cfg.bytes_per_sample = o.bytes_per_sample;
-  cfg.set_affinity = o.set_affinity;
-  cfg.enable_memory_stats = o.enable_memory_stats;
-  cfg.checkpointing = o.enable_checkpointing;
-  cfg.memory = impl_->memory;
+  const PipelineOptions& o = cfg.options;
   std::optional<PipelineCheckpoint> restored;
   if (o.checkpoint) {
     try {

@@ -13,13 +13,9 @@
 namespace sluice::kernels {
 namespace {
 
-float PerChannel(std::span<const float> v, int c, float dflt, const char* name, int channels) {
+float PerChannel(std::span<const float> v, int c, float dflt) {
   if (v.empty()) return dflt;
-  if (v.size() == 1) return v[0];
-  if (int(v.size()) != channels)
-    throw Error(std::string("crop_mirror_normalize: ") + name + " has " + std::to_string(v.size()) +
-                " values, expected 1 or " + std::to_string(channels));
-  return v[size_t(c)];
+  return v.size() == 1 ? v[0] : v[size_t(c)];
 }
 
 // Everything per call that does not depend on the row.
@@ -37,12 +33,11 @@ Prep Prepare(int W, int C, const CmnParams& p) {
   r.cw = p.crop_w;
   r.ch = p.crop_h;
   r.chw = p.layout == CmnLayout::kCHW;
+  const CmnCoefficients k = CmnNormalization(p, C);
   for (int c = 0; c < C; ++c) {
-    const float sd = PerChannel(p.stddev, c, 1.f, "std", C);
-    if (sd == 0.f) throw Error("crop_mirror_normalize: std must be non-zero");
-    r.a[c] = p.scale / sd;
-    r.b[c] = p.shift - PerChannel(p.mean, c, 0.f, "mean", C) * r.a[c];
-    r.fill[c] = PerChannel(p.fill_values, c, 0.f, "fill_values", C);
+    r.a[c] = k.a[c];
+    r.b[c] = k.b[c];
+    r.fill[c] = k.fill[c];
   }
   r.fill[C] = 0.f;  // pad channel
   if (!p.mirror) {
@@ -70,12 +65,13 @@ void FloatRow(const TIn* in, int H, int W, const Prep& r, const CmnParams& p, in
     const int sx0 = p.mirror ? p.crop_x + cw - 1 - ra : p.crop_x + ra;  // source of output ra
     (void)W;
     const TIn* src = in + (size_t(sy) * size_t(W) + size_t(sx0)) * size_t(C);
-    if (std::is_same_v<TIn, uint8_t> && r.chw && C == 3) {
+    const bool fused = std::is_same_v<TIn, uint8_t> && CmnFusedRows(DType::kUInt8, C, p);
+    if (fused && r.chw) {
       float* o = &at(ra, 0);
       cmn_detail::RowU8ToF32Planar3(reinterpret_cast<const uint8_t*>(src), p.mirror, rb - ra, r.a, r.b, o, o + plane,
                                     o + 2 * plane);
       if (Co > C) std::fill(o + 3 * plane, o + 3 * plane + (rb - ra), 0.f);
-    } else if (std::is_same_v<TIn, uint8_t> && !r.chw && C == 3 && Co == 3) {
+    } else if (fused) {  // HWC, no pad channel
       cmn_detail::RowU8ToF32Interleaved3(reinterpret_cast<const uint8_t*>(src), p.mirror, rb - ra, r.a, r.b,
                                          &at(ra, 0));
     } else {
@@ -131,6 +127,20 @@ void Dispatch(const TIn* in, int H, int W, int C, const CmnParams& p, DType t, v
 }
 
 }  // namespace
+
+CmnCoefficients CmnNormalization(const CmnParams& p, int C) {
+  CmnCoefficients k;
+  for (int c = 0; c < C; ++c) {
+    k.a[c] = p.scale / PerChannel(p.stddev, c, 1.f);
+    k.b[c] = p.shift - PerChannel(p.mean, c, 0.f) * k.a[c];
+    k.fill[c] = PerChannel(p.fill_values, c, 0.f);
+  }
+  return k;
+}
+
+bool CmnFusedRows(DType in_type, int channels, const CmnParams& p) {
+  return in_type == DType::kUInt8 && channels == 3 && (p.layout == CmnLayout::kCHW || !p.pad_output);
+}
 
 int CmnOutputChannels(const CmnParams& p, int channels) { return channels + (p.pad_output ? 1 : 0); }
 

@@ -52,6 +52,19 @@ void Operator::ForEachSample(Workspace& ws, const std::function<void(int, int)>&
   });
 }
 
+const ArgSchema* Operator::RangedArg(const std::string& name) const {
+  const ArgSchema* a = schema_ ? schema_->FindArg(name) : nullptr;
+  return a && (a->constraint.lo || a->constraint.hi) ? a : nullptr;
+}
+
+void Operator::ThrowPerSample(const std::string& name, int sample, const std::string& msg) const {
+  Error::Context c;
+  c.op = spec_.name;
+  c.argument = name;
+  c.sample = sample;
+  throw Error("per-sample value: " + msg, c);
+}
+
 bool Operator::HasArg(const std::string& name) const {
   return IsArgInput(name) || spec_.args.count(name) > 0;
 }

@@ -2,6 +2,7 @@
 // outputs' shapes and types for the whole batch (the executor then allocates), Run fills them.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,9 @@
 #include "operators/workspace.h"
 
 namespace sluice {
+
+// An operator's checkpoint state: named values (keys [A-Za-z0-9_.-]+, values any bytes).
+using StateMap = std::map<std::string, std::string>;
 
 struct OutputDesc {
   std::vector<TensorShape> shapes;  // one per sample
@@ -42,6 +46,17 @@ class Operator {
 
   // Readers report their metadata; other operators return nullopt.
   virtual std::optional<ReaderMeta> reader_meta() const { return std::nullopt; }
+  // Checkpoint state: what an operator keeps across batches that the pipeline's seed and the
+  // iteration do not determine (a reader's position). The executor saves and restores it for every
+  // operator with has_state(), without knowing their types; pipeline/checkpoint.h writes it as text.
+  virtual bool has_state() const { return false; }
+  // The state after the last batch Setup returned. Thread-safe with respect to Setup.
+  virtual StateMap SaveState() const { return {}; }
+  // Checks all of `state` first, then applies it: on a bad state throws sluice::Error naming the
+  // key ("state key 'pos': ...") and leaves the operator as it was. Before or after the first batch.
+  virtual void RestoreState(const StateMap& state) {
+    if (!state.empty()) throw Error("unknown state key '" + state.begin()->first + "' (the operator has no state)");
+  }
   // Samples this operator replaced after errors (decoders with on_error="replace").
   virtual std::vector<SampleErrorRecord> error_log() const { return {}; }
   virtual int64_t replaced_samples() const { return 0; }
@@ -70,6 +85,17 @@ class Operator {
   // Runs fn(sample, thread) for every sample in parallel; an exception from a sample is rethrown
   // as sluice::Error naming the sample and its source (from input 0, else output 0).
   void ForEachSample(Workspace& ws, const std::function<void(int, int)>& fn);
+
+  // The argument's schema if it has a numeric range (per-sample values are checked against it).
+  const ArgSchema* RangedArg(const std::string& name) const;
+  [[noreturn]] void ThrowPerSample(const std::string& name, int sample, const std::string& msg) const;
+  void CheckPerSampleValue(const ArgSchema& a, int sample, double x) const {
+    try {
+      CheckArgNumber(a, x);
+    } catch (const Error& e) {
+      ThrowPerSample(a.name, sample, e.message());
+    }
+  }
 
   // The given value or the schema default; nullptr if neither exists.
   const Value* FindArgValue(const std::string& name) const;

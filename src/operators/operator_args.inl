@@ -93,6 +93,7 @@ std::vector<T> Operator::PerSampleArg(const Workspace& ws, const std::string& na
         ThrowArgError(name, "sample " + std::to_string(i) + " of the per-sample input has shape " +
                                 t->shape(i).ToString() + "; expected a scalar");
       out[static_cast<size_t>(i)] = detail::ReadElement<T>(*t, i, 0);
+      if (const ArgSchema* a = RangedArg(name)) CheckPerSampleValue(*a, i, static_cast<double>(out[static_cast<size_t>(i)]));
     }
     return out;
   }
@@ -109,7 +110,11 @@ std::vector<std::vector<T>> Operator::PerSampleListArg(const Workspace& ws, cons
     std::vector<std::vector<T>> out(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       const int64_t k = t->shape(i).num_elements();
-      for (int64_t e = 0; e < k; ++e) out[static_cast<size_t>(i)].push_back(detail::ReadElement<T>(*t, i, e));
+      const ArgSchema* a = RangedArg(name);
+      for (int64_t e = 0; e < k; ++e) {
+        out[static_cast<size_t>(i)].push_back(detail::ReadElement<T>(*t, i, e));
+        if (a) CheckPerSampleValue(*a, i, static_cast<double>(out[static_cast<size_t>(i)].back()));
+      }
     }
     return out;
   }

@@ -6,10 +6,22 @@
 
 namespace sluice {
 
+namespace {
+// Registration functions queued by the registrars, in the order the linker ran them.
+std::vector<std::pair<RegistrationFn, RegistrationPhase>>& Pending() {
+  static std::vector<std::pair<RegistrationFn, RegistrationPhase>> pending;
+  return pending;
+}
+}  // namespace
+
+OperatorRegistrar::OperatorRegistrar(RegistrationFn fn, RegistrationPhase phase) { Pending().emplace_back(fn, phase); }
+
 OperatorRegistry& OperatorRegistry::Get() {
   static OperatorRegistry* r = [] {
     auto* reg = new OperatorRegistry();
-    RegisterAllOperators(*reg);
+    for (RegistrationPhase phase : {RegistrationPhase::kOperators, RegistrationPhase::kBackends})
+      for (const auto& [fn, p] : Pending())
+        if (p == phase) fn(*reg);
     return reg;
   }();
   return *r;

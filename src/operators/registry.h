@@ -18,7 +18,7 @@ class OperatorRegistry {
   // nullptr when unknown.
   const OpSchema* Find(const std::string& name) const;
   // For backends registered after the schema (the CUDA backend attaches "gpu"/"mixed" factories
-  // to schemas the CPU operators declared). Only during RegisterAllOperators.
+  // to schemas the CPU operators declared). Only during registration.
   OpSchema* FindMutable(const std::string& name);
   // Throws sluice::Error "unknown operator 'x' (did you mean 'y'?)".
   const OpSchema& GetSchema(const std::string& name) const;
@@ -29,8 +29,24 @@ class OperatorRegistry {
   std::map<std::string, OpSchema> schemas_;
 };
 
-// Registration functions, one per operator family; register_all.cc calls each once. An explicit
-// list rather than static initializers so that linking the static library keeps every operator.
-void RegisterAllOperators(OperatorRegistry& r);
+// Self-registration. A file defines its operators with
+//     SLUICE_REGISTER_OPERATORS(RegisterResize) { r.Register(OpSchema("resize")...); }
+// and a backend that attaches factories to schemas declared elsewhere (the CUDA "gpu"/"mixed"
+// implementations) with SLUICE_REGISTER_BACKENDS, which runs after every operator is registered.
+// The registrars only queue the functions (at static initialisation, touching nothing else); the
+// registry runs them on its first use. Adding an operator edits no central list. The libraries
+// holding operators are linked whole-archive (CMakeLists.txt), so no registrar is dropped.
+using RegistrationFn = void (*)(OperatorRegistry&);
+enum class RegistrationPhase { kOperators, kBackends };
+struct OperatorRegistrar {
+  OperatorRegistrar(RegistrationFn fn, RegistrationPhase phase);
+};
+
+#define SLUICE_REGISTER_IMPL_(fn, phase)                                          \
+  static void fn(::sluice::OperatorRegistry& r);                                  \
+  [[maybe_unused]] static const ::sluice::OperatorRegistrar fn##_registrar_(fn, phase); \
+  static void fn(::sluice::OperatorRegistry& r)
+#define SLUICE_REGISTER_OPERATORS(fn) SLUICE_REGISTER_IMPL_(fn, ::sluice::RegistrationPhase::kOperators)
+#define SLUICE_REGISTER_BACKENDS(fn) SLUICE_REGISTER_IMPL_(fn, ::sluice::RegistrationPhase::kBackends)
 
 }  // namespace sluice

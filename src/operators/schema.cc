@@ -65,9 +65,51 @@ OpSchema& OpSchema::Arg(std::string name, ArgType type, std::optional<Value> def
   auto it = std::find_if(args_.begin(), args_.end(), [&](const ArgSchema& a) { return a.name == name; });
   ArgSchema a{name, type, default_value ? std::optional<Value>(CoerceValue(*default_value, type)) : std::nullopt,
               std::move(doc), per_sample};
-  if (it != args_.end()) *it = std::move(a); else args_.push_back(std::move(a));
+  if (it != args_.end()) {
+    *it = std::move(a);
+    last_arg_ = static_cast<size_t>(it - args_.begin());
+  } else {
+    args_.push_back(std::move(a));
+    last_arg_ = args_.size() - 1;
+  }
   return *this;
 }
+ArgSchema& OpSchema::LastArg() {
+  if (last_arg_ >= args_.size()) throw Error("schema '" + name_ + "': a constraint needs an argument declared before it");
+  return args_[last_arg_];
+}
+
+OpSchema& OpSchema::Range(double lo, double hi) {
+  auto& c = LastArg().constraint;
+  c.lo = lo;
+  c.hi = hi;
+  return *this;
+}
+OpSchema& OpSchema::Min(double lo) { LastArg().constraint.lo = lo; return *this; }
+OpSchema& OpSchema::Above(double lo) {
+  auto& c = LastArg().constraint;
+  c.lo = lo;
+  c.lo_open = true;
+  return *this;
+}
+OpSchema& OpSchema::Enum(std::vector<std::string> choices, bool int_aliases) {
+  auto& c = LastArg().constraint;
+  c.choices = std::move(choices);
+  c.int_aliases = int_aliases;
+  return *this;
+}
+OpSchema& OpSchema::Count(std::vector<int> allowed_counts) {
+  LastArg().constraint.counts = std::move(allowed_counts);
+  return *this;
+}
+OpSchema& OpSchema::Layout() { LastArg().constraint.layout = true; return *this; }
+OpSchema& OpSchema::MinInputSize(MinInputSizeFn fn) { min_input_size_ = std::move(fn); return *this; }
+OpSchema& OpSchema::AcceptsSizeHint(std::string hint_arg, std::string enable_arg) {
+  size_hint_ = SizeHint{std::move(hint_arg), std::move(enable_arg)};
+  return *this;
+}
+OpSchema& OpSchema::Check(ArgCheck check) { checks_.push_back(std::move(check)); return *this; }
+
 OpSchema& OpSchema::Backends(std::vector<std::string> devices) { backends_ = std::move(devices); return *this; }
 OpSchema& OpSchema::Random() { random_ = true; return *this; }
 OpSchema& OpSchema::Reader() { reader_ = true; return *this; }
@@ -116,9 +158,10 @@ std::string OpSchema::FullDoc() const {
   }
   os << "\nArguments:\n";
   for (const auto& a : args_) {
+    const std::string constraint = a.ConstraintText();
     os << "  " << a.name << " (" << ToString(a.type) << (a.per_sample ? " or per-sample tensor" : "") << ", "
-       << (a.default_value ? "default " + ValueToString(*a.default_value) : std::string("required")) << "): "
-       << a.doc << "\n";
+       << (a.default_value ? "default " + ValueToString(*a.default_value) : std::string("required"))
+       << (constraint.empty() ? "" : ", " + constraint) << "): " << a.doc << "\n";
   }
   return os.str();
 }

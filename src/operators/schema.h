@@ -1,6 +1,8 @@
 // Declarative operator schemas: the single source of truth for validation, defaults, docs and the
 // generated Python API.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,13 +19,58 @@ namespace sluice {
 
 class Operator;
 
+// What a value of an argument may be, beyond its type. Checked by ValidateSpec for constants (so
+// errors point at the call) and by Operator::PerSampleArg for argument inputs (per batch).
+struct ArgConstraint {
+  // Numeric scalars and every element of numeric lists.
+  std::optional<double> lo, hi;
+  bool lo_open = false, hi_open = false;
+  // Strings (and every element of string lists): the allowed spellings. With int_aliases, an
+  // integer i is accepted as choices[i] (DALI's enums, e.g. interp_type=types.INTERP_LINEAR).
+  std::vector<std::string> choices;
+  bool int_aliases = false;
+  // Lists: the allowed numbers of elements (empty: any).
+  std::vector<int> counts;
+  // A layout string ("HWC", "CHW", ...): distinct upper-case letters; "" allowed.
+  bool layout = false;
+  bool empty() const { return !lo && !hi && choices.empty() && counts.empty() && !layout; }
+};
+
 struct ArgSchema {
   std::string name;
   ArgType type = ArgType::kInt;
   std::optional<Value> default_value;  // none: required
   std::string doc;
   bool per_sample = false;  // may be given as a tensor input ("argument input")
+  ArgConstraint constraint;
   bool required() const { return !default_value.has_value(); }
+  // A human-readable statement of the constraint ("in [0, 1]", "one of 'CHW', 'HWC'"), or "".
+  std::string ConstraintText() const;
+};
+
+// The constant arguments of one call after type coercion, for cross-argument checks.
+class ArgView {
+ public:
+  ArgView(const OpSpec& spec, const class OpSchema& schema) : spec_(spec), schema_(schema) {}
+  bool Given(const std::string& name) const;  // as a constant or per sample
+  bool IsArgInput(const std::string& name) const { return spec_.arg_inputs.count(name) > 0; }
+  // The constant value (the given one or the default); nullptr for argument inputs and for
+  // required arguments not given.
+  const Value* Get(const std::string& name) const;
+  std::vector<double> Numbers(const std::string& name) const;  // numeric scalar or list; {} if absent
+  std::string String(const std::string& name) const;           // "" if absent or not a string
+  const OpSpec& spec() const { return spec_; }
+
+ private:
+  const OpSpec& spec_;
+  const OpSchema& schema_;
+};
+
+// A rule over several arguments. Throws ArgCheckError naming the argument at fault.
+using ArgCheck = std::function<void(const ArgView&)>;
+struct ArgCheckError {
+  std::string argument;
+  std::string message;
 };
 
 struct InputSchema {
@@ -33,6 +80,17 @@ struct InputSchema {
 };
 
 using OperatorFactory = std::function<std::unique_ptr<Operator>(const OpSpec&)>;
+
+// Graph-pass hooks (see pipeline/scaled_decode.h): the smallest (height, width) of input 0 that this
+// operator's output needs for every image -- the input may be produced at any size at or above it
+// without changing the result's size; nullopt when the arguments do not bound it.
+using MinInputSizeFn = std::function<std::optional<std::array<int64_t, 2>>(const OpSpec&)>;
+// A producer that can make its output smaller on request: `hint_arg` (an int list [h, w]) asks for
+// it, and the bool argument `enable_arg` lets the user turn the pass off.
+struct SizeHint {
+  std::string hint_arg;
+  std::string enable_arg;
+};
 
 class OpSchema {
  public:
@@ -47,12 +105,23 @@ class OpSchema {
   OpSchema& NumOutputsFn(std::function<int(const OpSpec&)> fn);
   OpSchema& Arg(std::string name, ArgType type, std::optional<Value> default_value, std::string doc,
                 bool per_sample = false);
+  // Constraints on the argument declared last (checked at the call; see ArgConstraint).
+  OpSchema& Range(double lo, double hi);  // lo <= x <= hi
+  OpSchema& Min(double lo);               // x >= lo
+  OpSchema& Above(double lo);             // x > lo
+  OpSchema& Enum(std::vector<std::string> choices, bool int_aliases = false);
+  OpSchema& Count(std::vector<int> allowed_counts);  // a list argument's allowed lengths
+  OpSchema& Layout();
+  // A rule over several arguments, run after each argument's own checks.
+  OpSchema& Check(ArgCheck check);
   OpSchema& Backends(std::vector<std::string> devices);
   OpSchema& Random();
   OpSchema& Reader();
   // Arguments that must not be given together, e.g. {"resize_shorter", "size"}.
   OpSchema& Exclusive(std::vector<std::string> names);
   OpSchema& Factory(std::string device, OperatorFactory f);
+  OpSchema& MinInputSize(MinInputSizeFn fn);
+  OpSchema& AcceptsSizeHint(std::string hint_arg, std::string enable_arg);
 
   const std::string& name() const { return name_; }
   const std::string& doc() const { return doc_; }
@@ -68,6 +137,9 @@ class OpSchema {
   bool is_random() const { return random_; }
   bool is_reader() const { return reader_; }
   const std::vector<std::vector<std::string>>& exclusive_groups() const { return exclusive_; }
+  const std::vector<ArgCheck>& checks() const { return checks_; }
+  const MinInputSizeFn& min_input_size() const { return min_input_size_; }
+  const std::optional<SizeHint>& size_hint() const { return size_hint_; }
   const OperatorFactory* FindFactory(const std::string& device) const;
   // Human-readable docs: description, inputs, outputs and every argument with type and default.
   std::string FullDoc() const;
@@ -84,12 +156,23 @@ class OpSchema {
   bool random_ = false;
   bool reader_ = false;
   std::vector<std::vector<std::string>> exclusive_;
+  std::vector<ArgCheck> checks_;
+  MinInputSizeFn min_input_size_;
+  std::optional<SizeHint> size_hint_;
+  size_t last_arg_ = static_cast<size_t>(-1);  // the argument that Range/Enum/... apply to
+  ArgSchema& LastArg();
   std::map<std::string, OperatorFactory> factories_;
 };
 
 // Converts `v` to the schema type `t` (int->float, scalar->list, dtype names); throws sluice::Error
 // ("expected float list, got string 'x'") on a mismatch. The caller adds the operator/argument context.
 Value CoerceValue(const Value& v, ArgType t);
+
+// Coerces `v` to the argument's type and checks its constraint; throws sluice::Error with the
+// reason (the caller adds operator/argument context).
+Value CheckArgValue(const ArgSchema& a, const Value& v);
+// Checks one number against the argument's range (per-sample argument inputs).
+void CheckArgNumber(const ArgSchema& a, double x);
 
 // Levenshtein distance, for "did you mean" suggestions.
 int EditDistance(const std::string& a, const std::string& b);

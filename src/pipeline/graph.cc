@@ -62,7 +62,7 @@ OpSpec ValidateSpec(OpSpec spec) {
     const ArgSchema* a = schema.FindArg(name);
     if (!a) throw unknown(name);
     try {
-      value = CoerceValue(value, a->type);
+      value = CheckArgValue(*a, value);
     } catch (const Error& e) {
       throw SpecError(spec, name, e.message());
     }
@@ -85,6 +85,14 @@ OpSpec ValidateSpec(OpSpec spec) {
       if (spec.args.count(n) || spec.arg_inputs.count(n)) given.push_back(n);
     if (given.size() > 1)
       throw SpecError(spec, given[1], "cannot be combined with '" + given[0] + "'");
+  }
+  const ArgView view(spec, schema);
+  for (const auto& check : schema.checks()) {
+    try {
+      check(view);
+    } catch (const ArgCheckError& e) {
+      throw SpecError(spec, e.argument, e.message);
+    }
   }
   const int n_in = static_cast<int>(spec.inputs.size());
   if (n_in < schema.min_inputs() || n_in > schema.max_inputs()) {

@@ -147,7 +147,7 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
   labels.set_layout("");
 }
 
-void RegisterFileReader(OperatorRegistry& r) {
+SLUICE_REGISTER_OPERATORS(RegisterFileReader) {
   OpSchema s("readers.file");
   s.Doc("Reads whole files and their labels. The dataset is a file_root whose subfolders (sorted in byte order) "
         "are the classes 0..C-1, a file_list of '<path> <label>' lines, or files (+ labels).")

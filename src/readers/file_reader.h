@@ -48,6 +48,5 @@ class FileReader : public ReaderOperator {
   std::vector<WholeFile> open_;
 };
 
-void RegisterFileReader(OperatorRegistry& r);
 
 }  // namespace sluice

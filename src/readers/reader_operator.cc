@@ -142,7 +142,7 @@ void ReaderOperator::StopLoader() {
 }
 
 void ReaderOperator::StartLoader(int batch_size, uint64_t seed, const MemoryConfig& memory,
-                                 const std::string* restore) {
+                                 const StateMap* restore) {
   StopLoader();
   batch_size_ = batch_size;
   seed_ = seed;
@@ -154,8 +154,9 @@ void ReaderOperator::StartLoader(int batch_size, uint64_t seed, const MemoryConf
   // for many epochs).
   memory_.host_shrink_threshold = 0;
   seq_ = std::make_unique<SampleSequencer>(MakeSequencerOptions(batch_size, seed), DatasetName());
-  if (restore) seq_->Restore(*restore);
-  consumer_state_ = seq_->Serialize();
+  if (restore) seq_->RestoreState(*restore);
+  consumer_epoch_ = seq_->epoch();
+  consumer_pos_ = seq_->position();
   for (auto& b : free_) b->error = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -232,9 +233,9 @@ std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
                 OpContext());
   if (!thread_.joinable() || ws.batch_size() != batch_size_) {
     const uint64_t seed = opt_.seed >= 0 ? static_cast<uint64_t>(opt_.seed) : ws.op_seed();
-    std::optional<std::string> restore;
+    std::optional<StateMap> restore;
     if (pending_restore_) restore = std::move(pending_restore_);
-    else if (thread_.joinable()) restore = consumer_state_;  // batch size changed: continue from here
+    else if (thread_.joinable()) restore = seq_->StateAt(consumer_epoch_, consumer_pos_);  // batch size changed: continue from here
     pending_restore_.reset();
     try {
       StartLoader(ws.batch_size(), seed, ws.memory(), restore ? &*restore : nullptr);
@@ -255,7 +256,8 @@ std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
       // section, so the loader always finds them: a loader woken before that would allocate a whole
       // new batch, and memory would step up at random times.
       for (int o = 0; o < NumOutputs(); ++o) std::swap(ws.Output(o), b->outputs[static_cast<size_t>(o)]);
-      consumer_state_ = seq_->SerializeAt(b->epoch, b->position);
+      consumer_epoch_ = b->epoch;
+      consumer_pos_ = b->position;
       free_.push_back(std::move(b));
     }
   }
@@ -267,40 +269,50 @@ std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
   return {};
 }
 
-std::string ReaderOperator::SerializeState() {
+StateMap ReaderOperator::SaveState() const {
   std::lock_guard<std::mutex> consumer(consumer_mu_);
   if (pending_restore_) return *pending_restore_;
-  if (seq_) return consumer_state_;
+  // seq_'s options are fixed while the loader runs; StateAt reads only them.
+  if (seq_) return seq_->StateAt(consumer_epoch_, consumer_pos_);
   // Not started yet: the initial state (the batch size is not part of the state).
   EnsureInit();
-  // The start is the same whatever the seed; a pipeline-derived seed is not known yet ("seed=*").
+  // The start is the same whatever the seed; a pipeline-derived seed is not known yet ("*").
   const uint64_t seed = opt_.seed >= 0 ? static_cast<uint64_t>(opt_.seed) : 0;
-  std::string s = SampleSequencer(MakeSequencerOptions(1, seed), DatasetName()).Serialize();
-  if (opt_.random_shuffle && opt_.seed < 0) {
-    const size_t p = s.find(" seed=0 ");
-    if (p != std::string::npos) s.replace(p, 8, " seed=* ");
-  }
+  StateMap s = SampleSequencer(MakeSequencerOptions(1, seed), DatasetName()).SaveState();
+  if (opt_.random_shuffle && opt_.seed < 0) s["seed"] = "*";
   return s;
 }
 
-void ReaderOperator::RestoreState(const std::string& state) {
+void ReaderOperator::RestoreState(const StateMap& state) {
   std::lock_guard<std::mutex> consumer(consumer_mu_);
-  failed_ = nullptr;
-  if (!seq_) {
-    // Validate the text now; apply it when the loader starts.
-    EnsureInit();
-    pending_restore_ = state;
-    return;
-  }
   try {
-    // Validate first: a bad state leaves the reader where it was.
-    SampleSequencer(MakeSequencerOptions(batch_size_, seed_), DatasetName()).Restore(state);
+    EnsureInit();
+    if (!seq_) {
+      // Check what can be checked now; the rest (a pipeline-derived seed, pad_last_batch's epoch
+      // length, which depends on the batch size) when the loader starts with it.
+      const uint64_t seed = opt_.seed >= 0 ? static_cast<uint64_t>(opt_.seed) : 0;
+      SampleSequencer(MakeSequencerOptions(1, seed), DatasetName()).CheckState(state, opt_.seed >= 0, false);
+      pending_restore_ = state;
+      failed_ = nullptr;
+      return;
+    }
+    // Check first: a bad state leaves the reader where it was.
+    seq_->CheckState(state);  // reads only seq_'s options, fixed while the loader runs
+    failed_ = nullptr;
     StartLoader(batch_size_, seed_, memory_, &state);
   } catch (const Error& e) {
-    Error::Context c;
-    c.op = name();
-    throw e.WithContext(c);
+    throw e.WithContext(OpContext());
   }
+}
+
+void ReaderOperator::RestoreState(const std::string& text) {
+  StateMap state;
+  try {
+    state = SampleSequencer::ParseStateText(text);
+  } catch (const Error& e) {
+    throw e.WithContext(OpContext());
+  }
+  RestoreState(state);
 }
 
 }  // namespace sluice

@@ -66,13 +66,20 @@ class ReaderOperator : public Operator {
   void Run(Workspace& ws) final {}
   std::optional<ReaderMeta> reader_meta() const final;
 
-  // The reader's position: the state after the last batch Setup returned (the initial state
-  // before the first). Restoring it (before or after the first batch) makes the following batches
-  // identical to those the saved reader would have returned. Thread-safe with respect to Setup
-  // (they serialise on consumer_mu_); an asynchronous executor that has already run ahead must
-  // drop its queued batches itself when it restores.
-  std::string SerializeState();
-  void RestoreState(const std::string& state);
+  // The reader's position (SampleSequencer's state): the state after the last batch Setup
+  // returned (the initial state before the first). Restoring it (before or after the first batch)
+  // makes the following batches identical to those the saved reader would have returned.
+  // Thread-safe with respect to Setup (they serialise on consumer_mu_); an asynchronous executor
+  // that has already run ahead must drop its queued batches itself when it restores. A bad state
+  // throws (naming this operator and the key) and leaves the reader where it was; before the
+  // first batch the seed (when it is the pipeline's) and pad_last_batch's epoch length are checked
+  // when the loader starts.
+  bool has_state() const final { return true; }
+  StateMap SaveState() const final;
+  void RestoreState(const StateMap& state) final;
+  // The same state in SampleSequencer's one-line text form (messages, tests).
+  std::string SerializeState() const { return SampleSequencer::StateText(SaveState()); }
+  void RestoreState(const std::string& text);
 
   const ReaderOptions& options() const { return opt_; }
   int64_t num_samples() const;  // initializes if needed
@@ -117,7 +124,7 @@ class ReaderOperator : public Operator {
 
   void EnsureInit() const;
   SequencerOptions MakeSequencerOptions(int batch_size, uint64_t seed) const;
-  void StartLoader(int batch_size, uint64_t seed, const MemoryConfig& memory, const std::string* restore);
+  void StartLoader(int batch_size, uint64_t seed, const MemoryConfig& memory, const StateMap* restore);
   void LoaderMain();
   [[noreturn]] void Rethrow(std::exception_ptr e, int64_t iteration) const;
 
@@ -126,15 +133,15 @@ class ReaderOperator : public Operator {
   mutable std::once_flag init_once_;
   mutable int64_t num_samples_ = 0;
 
-  // Consumer side: Setup / SerializeState / RestoreState hold consumer_mu_ (lock order:
-  // consumer_mu_, then mu_).
-  std::mutex consumer_mu_;
+  // Consumer side: Setup / SaveState / RestoreState hold consumer_mu_ (lock order: consumer_mu_,
+  // then mu_; an executor may hold its own lock around SaveState, taken before consumer_mu_).
+  mutable std::mutex consumer_mu_;
   int batch_size_ = 0;
   uint64_t seed_ = 0;
   MemoryConfig memory_;
   std::unique_ptr<SampleSequencer> seq_;   // owned by the loader thread while it runs
-  std::string consumer_state_;             // state after the last batch handed out
-  std::optional<std::string> pending_restore_;  // RestoreState before the loader started
+  int64_t consumer_epoch_ = 0, consumer_pos_ = 0;  // sequencer's place after the last batch handed out
+  std::optional<StateMap> pending_restore_;        // RestoreState before the loader started
   std::exception_ptr failed_;
 
   // Loader thread and queue.

@@ -1,6 +1,8 @@
 #include "readers/sample_sequencer.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <sstream>
 
 #include <sluice/error.h>
@@ -45,13 +47,16 @@ void SampleSequencer::StartEpoch(int64_t epoch) {
   } else {
     order_.swap(scratch_);
   }
+  epoch_length_ = LengthOfEpoch(epoch);
+}
+
+int64_t SampleSequencer::LengthOfEpoch(int64_t epoch) const {
   if (opt_.pad_last_batch) {
     const int64_t b = opt_.batch_size;
-    const int64_t target = MaxShardSize(opt_.num_samples, opt_.num_shards);
-    epoch_length_ = (target + b - 1) / b * b;
-  } else {
-    epoch_length_ = static_cast<int64_t>(order_.size());
+    return (MaxShardSize(opt_.num_samples, opt_.num_shards) + b - 1) / b * b;
   }
+  const int64_t shard = ShardForEpoch(opt_.shard_id, opt_.num_shards, epoch, opt_.stick_to_shard);
+  return ShardBounds(opt_.num_samples, shard, opt_.num_shards).size();  // the shard, in any order
 }
 
 int64_t SampleSequencer::NextSample() {
@@ -71,65 +76,117 @@ ReaderMeta SampleSequencer::meta() const {
                         opt_.stick_to_shard || opt_.shuffle_after_epoch);
 }
 
-std::string SampleSequencer::SerializeAt(int64_t epoch, int64_t position) const {
-  std::ostringstream os;
-  os << kStateTag << " n=" << opt_.num_samples << " shards=" << opt_.num_shards << " shard_id=" << opt_.shard_id
-     << " stick=" << opt_.stick_to_shard << " pad=" << opt_.pad_last_batch << " shuffle=" << opt_.random_shuffle
-     << " fill=" << (opt_.random_shuffle ? opt_.initial_fill : 0) << " sae=" << opt_.shuffle_after_epoch
-     << " seed=" << (opt_.random_shuffle ? opt_.seed : 0) << " epoch=" << epoch << " pos=" << position;
-  return os.str();
+SampleSequencer::State SampleSequencer::StateAt(int64_t epoch, int64_t position) const {
+  auto b = [](bool v) { return std::string(v ? "1" : "0"); };
+  return State{{"n", std::to_string(opt_.num_samples)},
+               {"shards", std::to_string(opt_.num_shards)},
+               {"shard_id", std::to_string(opt_.shard_id)},
+               {"stick", b(opt_.stick_to_shard)},
+               {"pad", b(opt_.pad_last_batch)},
+               {"shuffle", b(opt_.random_shuffle)},
+               {"fill", std::to_string(opt_.random_shuffle ? opt_.initial_fill : 0)},
+               {"sae", b(opt_.shuffle_after_epoch)},
+               {"seed", std::to_string(opt_.random_shuffle ? opt_.seed : 0)},
+               {"epoch", std::to_string(epoch)},
+               {"pos", std::to_string(position)}};
 }
 
-void SampleSequencer::Restore(const std::string& state) {
-  std::istringstream is(state);
+namespace {
+
+// The state's keys, in the order the text form lists them.
+constexpr const char* kKeys[] = {"n", "shards", "shard_id", "stick", "pad", "shuffle", "fill", "sae", "seed", "epoch", "pos"};
+
+template <typename T>
+bool ParseNumber(const std::string& v, T* out) {
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+  return !v.empty() && ec == std::errc() && p == v.data() + v.size();
+}
+
+}  // namespace
+
+SampleSequencer::Place SampleSequencer::CheckState(const State& state, bool seed_known, bool batch_size_known) const {
+  const State own = StateAt(0, 0);
+  for (const auto& entry : state)
+    if (!own.count(entry.first)) throw Error("unknown state key '" + entry.first + "'");
+  auto text = [&](const std::string& key) -> const std::string& {
+    auto it = state.find(key);
+    if (it == state.end()) throw Error("state key '" + key + "' is missing");
+    return it->second;
+  };
+  auto number = [&](const std::string& key) {
+    const std::string& v = text(key);
+    int64_t x = 0;
+    if (!ParseNumber(v, &x) || x < 0) throw Error("state key '" + key + "': '" + v + "' is not a non-negative integer");
+    return x;
+  };
+  const std::string& seed = text("seed");
+  uint64_t seed_value = 0;
+  const bool seed_unknown = seed == "*";
+  if (!seed_unknown && !ParseNumber(seed, &seed_value))
+    throw Error("state key 'seed': '" + seed + "' is neither an unsigned integer nor '*'");
+  // Keys that must hold this sequencer's own value.
+  auto same = [&](const std::string& key, const char* what) {
+    const std::string& v = text(key);
+    if (key != "seed") number(key);
+    if (v != own.at(key))
+      throw Error("state key '" + key + "': the state was saved with " + what + " " + v + ", this reader has " +
+                  own.at(key));
+  };
+  same("n", "a dataset size of");
+  same("shards", "num_shards");
+  same("shard_id", "shard_id");
+  same("stick", "stick_to_shard");
+  same("pad", "pad_last_batch");
+  same("shuffle", "random_shuffle");
+  same("sae", "shuffle_after_epoch");
+  same("fill", "initial_fill");
+  Place at;
+  at.epoch = number("epoch");
+  at.position = number("pos");
+  if (seed_unknown && (at.epoch != 0 || at.position != 0))
+    throw Error("state key 'seed': '*' (a seed not known yet) is only valid at the start, not at epoch " +
+                std::to_string(at.epoch) + " position " + std::to_string(at.position));
+  if (!seed_unknown && seed_known) same("seed", "seed");
+  if ((batch_size_known || !opt_.pad_last_batch) && at.position > LengthOfEpoch(at.epoch))
+    throw Error("state key 'pos': position " + std::to_string(at.position) + " is outside epoch " +
+                std::to_string(at.epoch) + " of length " + std::to_string(LengthOfEpoch(at.epoch)));
+  return at;
+}
+
+void SampleSequencer::RestoreState(const State& state) {
+  const Place at = CheckState(state);
+  StartEpoch(at.epoch);
+  pos_ = at.position;
+}
+
+std::string SampleSequencer::StateText(const State& state) {
+  std::string s = kStateTag;
+  for (const char* key : kKeys) {
+    auto it = state.find(key);
+    if (it != state.end()) s += " " + it->first + "=" + it->second;
+  }
+  for (const auto& [key, value] : state) {
+    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) == std::end(kKeys))
+      s += " " + key + "=" + value;
+  }
+  return s;
+}
+
+SampleSequencer::State SampleSequencer::ParseStateText(const std::string& text) {
+  std::istringstream is(text);
   std::string tag;
   is >> tag;
-  if (tag != kStateTag) throw Error("reader state: not a Sluice reader state (expected '" + std::string(kStateTag) + "')");
-  // Parse key=value pairs; every key must appear once.
-  const char* keys[] = {"n", "shards", "shard_id", "stick", "pad", "shuffle", "fill", "sae", "seed", "epoch", "pos"};
-  uint64_t vals[11] = {};
-  bool seen[11] = {};
-  bool seed_unknown = false;
+  if (tag != kStateTag)
+    throw Error("reader state: not a Sluice reader state (expected '" + std::string(kStateTag) + "')");
+  State state;
   std::string tok;
   while (is >> tok) {
     const size_t eq = tok.find('=');
-    if (eq == std::string::npos) throw Error("reader state: malformed field '" + tok + "'");
-    const std::string key = tok.substr(0, eq);
-    int k = -1;
-    for (int i = 0; i < 11; ++i) if (key == keys[i]) k = i;
-    if (k < 0 || seen[k]) throw Error("reader state: unexpected field '" + tok + "'");
-    const char* b = tok.data() + eq + 1;
-    const char* e = tok.data() + tok.size();
-    if (k == 8 && tok.substr(eq + 1) == "*") {  // seed not known when saved: only valid at the start
-      seen[k] = true;
-      seed_unknown = true;
-      continue;
-    }
-    auto [p, ec] = std::from_chars(b, e, vals[k]);
-    if (ec != std::errc() || p != e || b == e) throw Error("reader state: bad number in '" + tok + "'");
-    seen[k] = true;
+    if (eq == std::string::npos || eq == 0) throw Error("reader state: malformed field '" + tok + "'");
+    if (!state.emplace(tok.substr(0, eq), tok.substr(eq + 1)).second)
+      throw Error("reader state: key '" + tok.substr(0, eq) + "' appears twice");
   }
-  for (int i = 0; i < 11; ++i)
-    if (!seen[i]) throw Error(std::string("reader state: field '") + keys[i] + "' is missing");
-  auto mismatch = [&](const char* what) {
-    throw Error(std::string("reader state was saved with a different ") + what + " (state: " + state +
-                "; this reader: " + Serialize() + ")");
-  };
-  if (static_cast<int64_t>(vals[0]) != opt_.num_samples) mismatch("dataset size");
-  if (static_cast<int>(vals[1]) != opt_.num_shards || static_cast<int>(vals[2]) != opt_.shard_id) mismatch("sharding");
-  if ((vals[3] != 0) != opt_.stick_to_shard || (vals[4] != 0) != opt_.pad_last_batch) mismatch("stick_to_shard/pad_last_batch");
-  if ((vals[5] != 0) != opt_.random_shuffle || (vals[7] != 0) != opt_.shuffle_after_epoch) mismatch("shuffling");
-  const int64_t epoch = static_cast<int64_t>(vals[9]);
-  const int64_t pos = static_cast<int64_t>(vals[10]);
-  if (seed_unknown && (epoch != 0 || pos != 0)) throw Error("reader state: 'seed=*' is only valid at the start");
-  if (opt_.random_shuffle && (static_cast<int64_t>(vals[6]) != opt_.initial_fill || (!seed_unknown && vals[8] != opt_.seed)))
-    mismatch("seed or initial_fill");
-  if (epoch < 0) throw Error("reader state: bad epoch");
-  StartEpoch(epoch);
-  if (pos < 0 || pos > epoch_length_)
-    throw Error("reader state: position " + std::to_string(pos) + " is outside epoch " + std::to_string(epoch) +
-                " of length " + std::to_string(epoch_length_));
-  pos_ = pos;
+  return state;
 }
 
 }  // namespace sluice

@@ -2,10 +2,11 @@
 //
 // Pure logic over sample indices [0, N): the readers map indices to data. The state is (epoch,
 // position in the epoch); each epoch's order is a function of the options and the epoch number
-// only, so Serialize()/Restore() are tiny and a restored sequencer returns exactly the samples the
+// only, so the state (SaveState()/RestoreState()) is tiny and a restored sequencer returns exactly the samples the
 // original would have. Not thread-safe: one owner (the reader's loader thread).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,9 @@ struct SequencerOptions {
 
 class SampleSequencer {
  public:
-  // Throws sluice::Error for an invalid configuration (see ValidateSharding; batch_size < 1;
-  // initial_fill < 1 with random_shuffle). `what` names the dataset in messages.
+  // Throws sluice::Error for an invalid configuration (see ValidateSharding; initial_fill < 1 with
+  // random_shuffle; batch_size < 1, a precondition here: the pipeline's batch_size option is
+  // validated by PipelineOptions::Validate). `what` names the dataset in messages.
   explicit SampleSequencer(const SequencerOptions& options, const std::string& what = "the dataset");
 
   // Appends the next batch_size sample indices to `out`.
@@ -50,17 +52,39 @@ class SampleSequencer {
   ReaderMeta meta() const;
   const SequencerOptions& options() const { return opt_; }
 
-  // A short text value: the options that determine the order, plus (epoch, position).
-  std::string Serialize() const { return SerializeAt(epoch_, pos_); }
+  // The state as named values (an Operator's StateMap): the options that determine the order
+  // (n, shards, shard_id, stick, pad, shuffle, fill, sae, seed) and the place (epoch, pos). Values
+  // are decimal integers; booleans 0/1; seed "*" when not known yet (valid only at the start).
+  using State = std::map<std::string, std::string>;
+  State SaveState() const { return StateAt(epoch_, pos_); }
   // The state this sequencer would have at (epoch, position): lets a consumer record a position
-  // as two integers and format it only when asked.
-  std::string SerializeAt(int64_t epoch, int64_t position) const;
-  // Throws sluice::Error if the state is malformed or was saved with other options (dataset size,
-  // sharding, shuffling or seed); batch_size may differ.
-  void Restore(const std::string& state);
+  // as two integers and build the state only when asked.
+  State StateAt(int64_t epoch, int64_t position) const;
+  // Checks `state` against this sequencer's options without changing anything and returns its
+  // (epoch, position). Every key must appear, and no other; the dataset size, sharding, shuffling
+  // and seed must be this sequencer's (batch_size may differ). Throws sluice::Error naming the key
+  // ("state key 'pos': ..."). A reader before its first batch may not know its seed yet (the
+  // pipeline's) nor its batch size (pad_last_batch's epoch length depends on it): without
+  // `seed_known` the seed is not compared, without `batch_size_known` a padded position's upper
+  // bound is not checked (both are, when the reader restores at its first batch).
+  struct Place {
+    int64_t epoch = 0;
+    int64_t position = 0;
+  };
+  Place CheckState(const State& state, bool seed_known = true, bool batch_size_known = true) const;
+  // CheckState, then moves there.
+  void RestoreState(const State& state);
+
+  // One-line text form for messages and tests: "sluice-reader-state-v1 epoch=0 fill=16 ...".
+  std::string Serialize() const { return StateText(SaveState()); }
+  void Restore(const std::string& text) { RestoreState(ParseStateText(text)); }
+  static std::string StateText(const State& state);
+  // Throws sluice::Error for anything StateText cannot have written.
+  static State ParseStateText(const std::string& text);
 
  private:
   void StartEpoch(int64_t epoch);
+  int64_t LengthOfEpoch(int64_t epoch) const;  // samples returned in `epoch` (padding included)
 
   SequencerOptions opt_;
   int64_t epoch_ = 0;

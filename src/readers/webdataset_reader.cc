@@ -138,7 +138,7 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
   }
 }
 
-void RegisterWebdatasetReader(OperatorRegistry& r) {
+SLUICE_REGISTER_OPERATORS(RegisterWebdatasetReader) {
   OpSchema s("readers.webdataset");
   s.Doc("Reads samples from WebDataset tar archives. Members with the same name up to the extension (everything "
         "after the first dot of the base name) that follow each other form one sample; non-regular entries and "

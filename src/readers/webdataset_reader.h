@@ -40,6 +40,5 @@ class WebdatasetReader : public ReaderOperator {
 // The number of outputs of a readers.webdataset spec: the number of `ext` entries.
 int WebdatasetNumOutputs(const OpSpec& spec);
 
-void RegisterWebdatasetReader(OperatorRegistry& r);
 
 }  // namespace sluice

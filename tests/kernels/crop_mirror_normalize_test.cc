@@ -104,15 +104,33 @@ TEST(CropMirrorNormalize, Errors) {
   CmnParams p;
   p.crop_w = 5; p.crop_h = 5;
   EXPECT_THROW(CropMirrorNormalize(in.data(), 10, 10, 3, p, DType::kInt32, out.data()), Error);
-  const float zero[] = {0.f};
-  p.stddev = zero;
-  EXPECT_THROW(CropMirrorNormalize(in.data(), 10, 10, 3, p, DType::kFloat32, out.data()), Error);
-  const float two[] = {1.f, 2.f};
-  p.stddev = two;
-  EXPECT_THROW(CropMirrorNormalize(in.data(), 10, 10, 3, p, DType::kFloat32, out.data()), Error);
-  p.stddev = {};
+  // std and the lengths of mean/std/fill_values are the caller's to check (the operator's plan).
   p.crop_w = 0;
   EXPECT_THROW(CropMirrorNormalize(in.data(), 10, 10, 3, p, DType::kFloat32, out.data()), Error);
+}
+
+// The coefficients other backends take from the kernel: a = scale / std, b = shift - mean * a.
+TEST(CropMirrorNormalize, NormalizationAndFusedRows) {
+  CmnParams p;
+  const float mean[] = {10.f, 20.f, 30.f}, sd[] = {2.f}, fill[] = {7.f};
+  p.mean = mean;
+  p.stddev = sd;
+  p.fill_values = fill;
+  p.scale = 3.f;
+  p.shift = 1.f;
+  const CmnCoefficients k = CmnNormalization(p, 3);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(k.a[c], 1.5f);
+    EXPECT_EQ(k.b[c], 1.f - mean[c] * 1.5f);
+    EXPECT_EQ(k.fill[c], 7.f);
+  }
+  EXPECT_TRUE(CmnFusedRows(DType::kUInt8, 3, p));
+  EXPECT_FALSE(CmnFusedRows(DType::kFloat32, 3, p));
+  EXPECT_FALSE(CmnFusedRows(DType::kUInt8, 4, p));
+  p.pad_output = true;
+  EXPECT_TRUE(CmnFusedRows(DType::kUInt8, 3, p));  // CHW
+  p.layout = CmnLayout::kHWC;
+  EXPECT_FALSE(CmnFusedRows(DType::kUInt8, 3, p));
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ TEST(DecodersImage, OutputTypes) {
     ASSERT_EQ(a[i + 2], b[i]);
   }
   ExpectError([&] { DecodePipeline({f}, "decoders.image", {{"output_type", std::string("HSV")}}, 1); },
-              {"output_type", "unknown output_type 'HSV'"});
+              {"output_type", "expected one of 'RGB'", "got 'HSV'"});
 }
 
 TEST(DecodersImage, CorruptInputNamesTheFileAndTheOperator) {

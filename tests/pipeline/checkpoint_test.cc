@@ -4,7 +4,13 @@
 #include <gtest/gtest.h>
 #include <sluice/pipeline.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "pipeline/checkpoint.h"
+#include "pipeline/executor.h"
+#include "pipeline/graph.h"
 
 namespace sluice {
 namespace {
@@ -132,7 +138,9 @@ TEST(Checkpoint, BadCheckpointsAreClearErrors) {
   Config other_reader;
   other_reader.reader_name = "Other";
   other_reader.checkpoint = good;
-  EXPECT_NE(ErrorOf(other_reader).find("'Other'"), std::string::npos) << ErrorOf(other_reader);
+  EXPECT_NE(ErrorOf(other_reader).find("argument 'checkpoint': the checkpoint has no state for the operator 'Other'"),
+            std::string::npos)
+      << ErrorOf(other_reader);
 }
 
 TEST(Checkpoint, NeedsEnableCheckpointing) {
@@ -149,18 +157,190 @@ TEST(Checkpoint, NeedsEnableCheckpointing) {
 TEST(Checkpoint, TextRoundTripsAndEveryTruncationIsAnError) {
   PipelineCheckpoint cp;
   cp.iteration = 42;
-  cp.seed = 7;
-  cp.readers["a reader\nwith newline"] = std::string("state\0with nul", 14);
-  cp.readers["b"] = "";
-  cp.external_data = "{\"counter\": 3}\n";
+  cp.seed = 18446744073709551615u;
+  cp.operators["a reader\nwith newline]"] = {{"k", std::string("state\0with nul", 14)}, {"back_slash.key-2", "x=y\\n"}};
+  cp.operators["b"] = {};
+  cp.operators["Reader"] = {{"epoch", "3"}, {"pos", "7"}};
+  cp.external_data = "{\"counter\": 3}\n\t\x7f\r";
   const std::string text = cp.Serialize();
   const PipelineCheckpoint back = PipelineCheckpoint::Parse(text);
   EXPECT_EQ(back.iteration, 42);
-  EXPECT_EQ(back.seed, 7u);
-  EXPECT_EQ(back.readers, cp.readers);
+  EXPECT_EQ(back.seed, cp.seed);
+  EXPECT_EQ(back.operators, cp.operators);
   EXPECT_EQ(back.external_data, cp.external_data);
+  EXPECT_EQ(back.Serialize(), text);
   for (size_t n = 0; n < text.size(); ++n) EXPECT_THROW(PipelineCheckpoint::Parse(text.substr(0, n)), Error) << n;
   EXPECT_THROW(PipelineCheckpoint::Parse(text + "x"), Error);
+}
+
+// The fuzzer's seeds (fuzz/checkpoint_seeds/) stay valid checkpoints as the format changes.
+TEST(StateFormat, FuzzSeedsParse) {
+  int seeds = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SLUICE_SOURCE_DIR) + "/fuzz/checkpoint_seeds")) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NO_THROW(EXPECT_EQ(PipelineCheckpoint::Parse(text).Serialize(), text)) << entry.path();
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 3);
+}
+
+// The state format: named keys, one `key=value` line each, escaped values.
+TEST(StateFormat, IsReadableKeyValueLines) {
+  PipelineCheckpoint cp;
+  cp.iteration = 5;
+  cp.seed = 11;
+  cp.operators["Reader"] = {{"epoch", "1"}, {"pos", "4"}};
+  cp.external_data = "it";
+  EXPECT_EQ(cp.Serialize(), "sluice-checkpoint 2\niteration=5\nseed=11\nexternal=it\n[Reader]\nepoch=1\npos=4\nend\n");
+}
+
+TEST(StateFormat, EveryByteRoundTripsThroughTheEscaping) {
+  std::string all;
+  for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+  const std::string escaped = EscapeCheckpointValue(all);
+  EXPECT_EQ(escaped.find('\n'), std::string::npos);
+  for (char c : escaped) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << int(c);
+  EXPECT_EQ(UnescapeCheckpointValue(escaped), all);
+  EXPECT_EQ(EscapeCheckpointValue("a\\b\nc\x01"), "a\\\\b\\nc\\x01");
+  EXPECT_EQ(UnescapeCheckpointValue("\\x7F\\x41"), "\x7f" "A");
+}
+
+std::string ParseError(const std::string& text) {
+  try {
+    PipelineCheckpoint::Parse(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(StateFormat, BadTextIsAClearError) {
+  const std::string head = "sluice-checkpoint 2\niteration=1\nseed=2\nexternal=\n";
+  EXPECT_EQ(ParseError(head + "end\n"), "");  // a checkpoint without stateful operators
+  struct Case {
+    std::string text, message;
+  } cases[] = {
+      {"", "not a Sluice checkpoint"},
+      {"sluice-checkpoint 1\niteration 3\n", "unsupported version line 'sluice-checkpoint 1'"},
+      {"sluice-checkpoint 2\nseed=2\n", "line 2: expected key 'iteration', got 'seed'"},
+      {"sluice-checkpoint 2\niteration=x\nseed=2\nexternal=\nend\n", "'iteration' must be a number, got 'x'"},
+      {"sluice-checkpoint 2\niteration=-1\nseed=2\nexternal=\nend\n", "negative iteration"},
+      {head + "[R]\npos=\\q\nend\n", "line 6: unknown escape '\\q'"},
+      {head + "[R]\npos=\\x4\nend\n", "line 6: escape '\\x' needs two hex digits"},
+      {head + "[R]\npos=a\tb\nend\n", "line 6: raw control byte 9"},
+      {head + "[R]\npos=\\\nend\n", "unfinished escape"},
+      {head + "[R]\nbad key=1\nend\n", "line 6: bad key 'bad key'"},
+      {head + "[R]\npos\nend\n", "line 6: expected 'key=value', '[operator]' or 'end'"},
+      {head + "[R\nend\n", "line 5: a section line must end with ']'"},
+      {head + "[R]\npos=1\npos=2\nend\n", "line 7: key 'pos' appears twice in the state of 'R'"},
+      {head + "[R]\n[R]\nend\n", "line 6: operator 'R' appears twice"},
+      {head + "end\nend\n", "data after 'end'"},
+      {head + "[R]\npos=1\n", "truncated: no 'end' line"},
+      {head + "[R]\npos=1\nend", "truncated: line 7 has no end"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = ParseError(c.text);
+    EXPECT_NE(e.find(c.message), std::string::npos) << "text: " << c.text << "\nerror: " << e;
+    if (!c.text.empty() && c.text.rfind("sluice-checkpoint", 0) == 0)
+      EXPECT_EQ(e.rfind("invalid checkpoint: ", 0), 0u) << e;
+  }
+}
+
+TEST(StateFormat, UnknownAndMissingHeaderKeysAreErrors) {
+  EXPECT_NE(ParseError("sluice-checkpoint 2\niteration=1\nseed=2\nexternal=\nextra=1\nend\n")
+                .find("line 5: unknown key 'extra' before the first operator section"),
+            std::string::npos);
+  EXPECT_NE(ParseError("sluice-checkpoint 2\niteration=1\nseed=2\n").find("key 'external' is missing"),
+            std::string::npos);
+  PipelineCheckpoint cp;
+  cp.operators["R"] = {{"not a key", "1"}};
+  EXPECT_THROW(cp.Serialize(), Error);
+}
+
+// A checkpoint with its Reader section edited: replaces the line of `key` with `line` ("" drops
+// it) or, when the key has no line, adds `line` to the section.
+std::string EditReaderState(std::string text, const std::string& key, const std::string& line) {
+  const size_t section = text.find("[Reader]\n");
+  EXPECT_NE(section, std::string::npos) << text;
+  const size_t at = text.find("\n" + key + "=", section);
+  if (at == std::string::npos) return text.insert(section + 9, line + "\n");
+  const size_t end = text.find('\n', at + 1);
+  return text.replace(at + 1, end - at, line.empty() ? "" : line + "\n");
+}
+
+TEST(StateFormat, BadOperatorStatesNameTheOperatorTheKeyAndTheCheckpoint) {
+  auto p = Make({});
+  p->Run();
+  const std::string good = p->Checkpoint();
+  struct Case {
+    std::string key, line, message;
+  } cases[] = {
+      {"bogus", "bogus=1", "unknown state key 'bogus'"},
+      {"pos", "", "state key 'pos' is missing"},
+      {"epoch", "", "state key 'epoch' is missing"},
+      {"pos", "pos=abc", "state key 'pos': 'abc' is not a non-negative integer"},
+      {"pos", "pos=100000", "state key 'pos': position 100000 is outside epoch"},
+      {"n", "n=12", "state key 'n': the state was saved with a dataset size of 12, this reader has 11"},
+      {"shuffle", "shuffle=0", "state key 'shuffle'"},
+      {"seed", "seed=x", "state key 'seed': 'x' is neither an unsigned integer nor '*'"},
+  };
+  for (const Case& c : cases) {
+    Config r;
+    r.checkpoint = EditReaderState(good, c.key, c.line);
+    const std::string e = ErrorOf(r);
+    EXPECT_NE(e.find("[Reader] argument 'checkpoint': " + c.message), std::string::npos)
+        << "edit: " << c.line << "\nerror: " << e;
+  }
+  Config ok;
+  ok.checkpoint = good;
+  EXPECT_EQ(ErrorOf(ok), "");
+}
+
+// Through the Operator virtuals only, as the executor sees a reader: a bad state restored into a
+// running reader throws and leaves it where it was; a good one moves it.
+TEST(StateFormat, ABadStateLeavesTheReaderWhereItWas) {
+  auto make = [] {
+    OpSpec s;
+    s.op = "readers.file";
+    s.name = "Reader";
+    s.args = {{"files", Files()}, {"random_shuffle", true}, {"initial_fill", int64_t{5}}};
+    s = ValidateSpec(std::move(s));
+    ExecutorConfig cfg;
+    cfg.options.batch_size = 4;
+    cfg.options.exec_async = false;
+    cfg.options.exec_pipelined = false;
+    cfg.seed = 3;
+    return std::make_unique<Executor>(cfg, Graph({s}, {s.outputs[0], s.outputs[1]}));
+  };
+  auto next = [](Executor& ex) {
+    ex.Schedule();
+    const std::string f = Fingerprint(ex.TakeNext());
+    ex.Release();
+    return f;
+  };
+  auto ref = make();
+  std::vector<std::string> expected;
+  for (int i = 0; i < 5; ++i) expected.push_back(next(*ref));
+
+  auto ex = make();
+  Operator& reader = ex->op(0);
+  ASSERT_TRUE(reader.has_state());
+  const StateMap at_start = reader.SaveState();
+  EXPECT_EQ(next(*ex), expected[0]);
+  EXPECT_EQ(next(*ex), expected[1]);
+  const StateMap after_two = reader.SaveState();
+  StateMap bad = after_two;
+  bad["pos"] = "100000";
+  EXPECT_THROW(reader.RestoreState(bad), Error);
+  bad = after_two;
+  bad.erase("epoch");
+  EXPECT_THROW(reader.RestoreState(bad), Error);
+  EXPECT_EQ(reader.SaveState(), after_two);
+  EXPECT_EQ(next(*ex), expected[2]);
+  reader.RestoreState(at_start);
+  EXPECT_EQ(next(*ex), expected[0]);
+  EXPECT_EQ(next(*ex), expected[1]);
 }
 
 }  // namespace

@@ -321,15 +321,39 @@ TEST(Executor, ReaderMetaForNonReadersIsAnError) {
   EXPECT_TRUE(p->GetReaderMeta().empty());
 }
 
+std::string ValidationError(const PipelineOptions& o) {
+  try {
+    o.Validate();
+  } catch (const Error& e) {
+    try {
+      Pipeline p(o);  // the constructor says the same
+    } catch (const Error& e2) {
+      EXPECT_STREQ(e.what(), e2.what());
+      return e.what();
+    }
+    ADD_FAILURE() << "Pipeline accepted what Validate() rejects: " << e.what();
+  }
+  return "";
+}
+
 TEST(Executor, InvalidOptionsAreRejected) {
-  EXPECT_THROW(Pipeline(Opts(0, 1)), Error);
-  EXPECT_THROW(Pipeline(Opts(1, 0)), Error);
+  EXPECT_EQ(ValidationError(Opts(0, 1)), "batch_size must be at least 1, got 0");
+  EXPECT_EQ(ValidationError(Opts(1, 0)), "num_threads must be at least 1, got 0");
   PipelineOptions o = Opts(4, 1);
   o.cpu_queue_depth = 0;
-  Pipeline p(o);
-  p.AddOperator(OperatorDef("testing.counter").Output("c"));
-  p.SetOutputs({"c"});
-  EXPECT_THROW(p.Build(), Error);
+  EXPECT_NE(ValidationError(o).find("cpu_queue_depth (prefetch_queue_depth) must be at least 1, got 0"),
+            std::string::npos);
+  o = Opts(4, 1);
+  o.gpu_queue_depth = -1;
+  EXPECT_NE(ValidationError(o).find("gpu_queue_depth"), std::string::npos);
+  o = Opts(4, 1);
+  o.device_id = -2;
+  EXPECT_NE(ValidationError(o).find("device_id"), std::string::npos);
+  o = Opts(4, 1);
+  o.memory = MemoryConfig{};
+  o.memory->host_growth_factor = 0.5;
+  EXPECT_NE(ValidationError(o).find("host_growth_factor"), std::string::npos);
+  EXPECT_NO_THROW(Opts(4, 1).Validate());
   Pipeline q(Opts(4, 1));
   EXPECT_THROW(q.Run(), Error);  // not built
 }

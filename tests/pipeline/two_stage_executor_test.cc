@@ -41,12 +41,12 @@ Graph RandomGraph(std::vector<OpSpec> extra = {}, std::vector<std::string> outpu
 
 ExecutorConfig Config(int split, int cpu_depth, int gpu_depth, bool async = true, int threads = 2) {
   ExecutorConfig c;
-  c.batch_size = 8;
-  c.num_threads = threads;
+  c.options.batch_size = 8;
+  c.options.num_threads = threads;
   c.seed = 77;
-  c.async = async;
-  c.cpu_queue_depth = cpu_depth;
-  c.gpu_queue_depth = gpu_depth;
+  c.options.exec_async = async;
+  c.options.cpu_queue_depth = cpu_depth;
+  c.options.gpu_queue_depth = gpu_depth;
   c.device_stage_from = split;
   return c;
 }
@@ -225,8 +225,8 @@ TEST(TwoStageExecutor, CheckpointsResumeWithTheSameBatches) {
     return Graph(specs, {specs[0].outputs[0], specs[2].outputs[0], specs[1].outputs[0]});
   };
   ExecutorConfig cfg = Config(2, 2, 3);
-  cfg.batch_size = 2;
-  cfg.checkpointing = true;
+  cfg.options.batch_size = 2;
+  cfg.options.enable_checkpointing = true;
   Executor ex(cfg, reader_graph());
   for (int i = 0; i < ex.prefetch_depth(); ++i) ex.Schedule();
   for (int i = 0; i < 3; ++i) {

@@ -113,7 +113,7 @@ class ScalarArithmetic : public Operator {
 
 }  // namespace
 
-void RegisterScalarArithmetic(OperatorRegistry& r) {
+SLUICE_REGISTER_OPERATORS(RegisterScalarArithmetic) {
   r.Register(OpSchema("arithmetic.scalar")
                  .Doc("Elementwise arithmetic between a tensor and a constant; what Python DataNode arithmetic "
                       "(images * 2, 1 - x, labels / 4) creates. A float input keeps its type; an integer input "

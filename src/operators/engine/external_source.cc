@@ -65,7 +65,7 @@ std::vector<OutputDesc> ExternalSource::Setup(Workspace& ws) {
   return {};
 }
 
-void RegisterExternalSource(OperatorRegistry& r) {
+SLUICE_REGISTER_OPERATORS(RegisterExternalSource) {
   r.Register(OpSchema("external_source")
                  .Doc("Data fed from outside the pipeline. In Python, `source` is a callable or iterable whose "
                       "batches are fed before each run; in C++, call Pipeline::FeedInput before each ScheduleRun.")

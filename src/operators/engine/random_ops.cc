@@ -12,8 +12,6 @@ class RandomOp : public Operator {
   RandomOp(const OpSpec& s, DType default_dtype) : Operator(s) {
     dtype_ = HasArg("dtype") ? Arg<DType>("dtype") : default_dtype;
     if (HasArg("shape")) shape_ = Arg<std::vector<int64_t>>("shape");
-    for (int64_t d : shape_)
-      if (d < 0) ThrowArgError("shape", "extents must be non-negative");
   }
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     Prepare(ws);
@@ -52,9 +50,7 @@ class CoinFlip : public RandomOp {
  public:
   explicit CoinFlip(const OpSpec& s) : RandomOp(s, DType::kInt32) {}
   void Prepare(Workspace& ws) override {
-    p_ = PerSampleArg<double>(ws, "probability");
-    for (double p : p_)
-      if (p < 0 || p > 1) ThrowArgError("probability", "must be in [0, 1], got " + std::to_string(p));
+    p_ = PerSampleArg<double>(ws, "probability");  // the schema checks the range of per-sample values too
   }
   double Draw(RandomGenerator& rng, int i) override { return rng.Bernoulli(p_[static_cast<size_t>(i)]) ? 1.0 : 0.0; }
 
@@ -65,15 +61,14 @@ class CoinFlip : public RandomOp {
 class Uniform : public RandomOp {
  public:
   explicit Uniform(const OpSpec& s) : RandomOp(s, DType::kFloat32) {
-    if (HasArg("values")) {
-      values_ = Arg<std::vector<double>>("values");
-      if (values_.empty()) ThrowArgError("values", "must not be empty");
-    }
+    if (HasArg("values")) values_ = Arg<std::vector<double>>("values");
   }
   void Prepare(Workspace& ws) override {
     range_ = PerSampleListArg<double>(ws, "range");
-    for (const auto& r : range_)
-      if (r.size() != 2 || !(r[0] <= r[1])) ThrowArgError("range", "expected [lo, hi] with lo <= hi");
+    // Argument inputs are checked per batch (a constant range is checked at the call).
+    if (IsArgInput("range"))
+      for (const auto& r : range_)
+        if (r.size() != 2 || !(r[0] <= r[1])) ThrowArgError("range", "expected [lo, hi] with lo <= hi");
   }
   double Draw(RandomGenerator& rng, int i) override {
     if (!values_.empty()) return values_[static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(values_.size()) - 1))];
@@ -104,17 +99,19 @@ class Normal : public RandomOp {
 
 OpSchema& CommonRandomArgs(OpSchema& s, const char* default_dtype) {
   return s.Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "Shape of each sample; empty: a scalar.")
+      .Min(0)
       .Arg("dtype", ArgType::kDType, std::string(default_dtype), "Output type.")
       .Random();
 }
 
 }  // namespace
 
-void RegisterRandomOperators(OperatorRegistry& r) {
+SLUICE_REGISTER_OPERATORS(RegisterRandomOperators) {
   OpSchema coin("random.coin_flip");
   coin.Doc("Random 0/1 values (Bernoulli), e.g. for mirror=fn.random.coin_flip().")
       .Output("values", "1 with probability `probability`, else 0.")
       .Arg("probability", ArgType::kFloat, 0.5, "Probability of a 1.", true)
+      .Range(0, 1)
       .Factory("cpu", MakeFactory<CoinFlip>());
   r.Register(std::move(CommonRandomArgs(coin, "int32")));
 
@@ -122,7 +119,12 @@ void RegisterRandomOperators(OperatorRegistry& r) {
   uni.Doc("Uniformly distributed random values in `range`, or drawn from the discrete set `values`.")
       .Output("values", "The random values.")
       .Arg("range", ArgType::kFloatList, std::vector<double>{-1.0, 1.0}, "[lo, hi) of the distribution.", true)
-      .Arg("values", ArgType::kFloatList, std::vector<double>{}, "Discrete values to draw from (overrides range).")
+      .Count({2})
+      .Arg("values", ArgType::kFloatList, std::vector<double>{}, "Discrete values to draw from (overrides range when not empty).")
+      .Check([](const ArgView& a) {
+        const auto r = a.Numbers("range");
+        if (r.size() == 2 && !(r[0] <= r[1])) throw ArgCheckError{"range", "expected [lo, hi] with lo <= hi"};
+      })
       .Factory("cpu", MakeFactory<Uniform>());
   r.Register(std::move(CommonRandomArgs(uni, "float32")));
 
@@ -131,6 +133,7 @@ void RegisterRandomOperators(OperatorRegistry& r) {
       .Output("values", "The random values.")
       .Arg("mean", ArgType::kFloat, 0.0, "Mean.", true)
       .Arg("stddev", ArgType::kFloat, 1.0, "Standard deviation.", true)
+      .Min(0)
       .Factory("cpu", MakeFactory<Normal>());
   r.Register(std::move(CommonRandomArgs(normal, "float32")));
 }

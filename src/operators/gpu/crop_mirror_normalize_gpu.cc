@@ -1,104 +1,65 @@
-// crop_mirror_normalize, device="gpu": one fused kernel launch per batch. Arguments, shapes and
-// errors come from the CPU operator (twin); the per-sample window and coefficients are computed
-// here exactly as the CPU operator and kernel compute them.
+// crop_mirror_normalize, device="gpu": the CPU operator's plan (cmn_plan.h), one descriptor per
+// sample, one fused kernel launch per batch.
 #ifdef SLUICE_WITH_CUDA
 #include <algorithm>
 
 #include "kernels/cuda/image_kernels.h"
 #include "operators/gpu/gpu_operator.h"
-#include "operators/image/crop_args.h"
+#include "operators/image/cmn_plan.h"
 
 namespace sluice::gpu {
 namespace {
 
-float PerChannel(const std::vector<float>& v, int c, float dflt) {
-  if (v.empty()) return dflt;
-  return v.size() == 1 ? v[0] : v[static_cast<size_t>(c)];
-}
-
 class CropMirrorNormalizeGpu : public GpuOperator {
  public:
-  explicit CropMirrorNormalizeGpu(const OpSpec& spec) : GpuOperator(spec) {
-    out_type_ = Arg<DType>("dtype");
-    chw_ = Arg<std::string>("output_layout") == "CHW";
-    for (double v : Arg<std::vector<double>>("mean")) mean_.push_back(static_cast<float>(v));
-    for (double v : Arg<std::vector<double>>("std")) std_.push_back(static_cast<float>(v));
-    for (double v : Arg<std::vector<double>>("fill_values")) fill_.push_back(static_cast<float>(v));
-    scale_ = static_cast<float>(Arg<double>("scale"));
-    shift_ = static_cast<float>(Arg<double>("shift"));
-    pad_ = Arg<bool>("pad_output");
-    policy_ = Arg<std::string>("out_of_bounds_policy");
-  }
+  explicit CropMirrorNormalizeGpu(const OpSpec& spec) : GpuOperator(spec), args_(*this) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    std::vector<OutputDesc> out = GpuOperator::Setup(ws);  // validates; throws like the CPU operator
-    const TensorList& in = ws.Input(0);
-    const CropArgs crop = ReadCropArgs(*this, ws);
-    const std::vector<int> mirror = PerSampleArg<int>(ws, "mirror");
-    const int n = in.num_samples();
-    descs_.assign(static_cast<size_t>(n), kernels::cuda::CmnSampleDesc{});
-    max_px_ = 0;
-    for (int i = 0; i < n; ++i) {
-      const TensorShape& s = in.shape(i);
-      const int h = static_cast<int>(s[0]), w = static_cast<int>(s[1]), c = static_cast<int>(s[2]);
-      if (c < 1 || c > 4) throw Error("crop_mirror_normalize: invalid input shape " + s.ToString());
-      kernels::CropWindow win = ResolveCrop(crop, i, h, w, name());
-      const bool inside = win.x >= 0 && win.y >= 0 && win.x + win.w <= w && win.y + win.h <= h;
-      if (!inside && policy_ == "trim_to_shape") {
-        const int x0 = std::max(0, win.x), y0 = std::max(0, win.y);
-        win = {x0, y0, std::max(0, std::min(w, win.x + win.w) - x0), std::max(0, std::min(h, win.y + win.h) - y0)};
-      }
-      auto& d = descs_[static_cast<size_t>(i)];
-      d.in_h = h;
-      d.in_w = w;
-      d.channels = c;
-      d.crop_x = win.x;
-      d.crop_y = win.y;
-      d.out_w = win.w;
-      d.out_h = win.h;
-      d.out_channels = c + (pad_ ? 1 : 0);
-      d.mirror = mirror[static_cast<size_t>(i)] != 0;
-      // The CPU kernel's SIMD rows (fused multiply-add) serve uint8 RGB without channel padding.
-      d.fma = in.dtype() == DType::kUInt8 && c == 3 && (chw_ || !pad_);
-      for (int k = 0; k < c; ++k) {
-        // The CPU kernel's expressions, in the same order (a = scale / std, b = shift - mean * a).
-        const float sd = PerChannel(std_, k, 1.f);
-        d.a[k] = scale_ / sd;
-        d.b[k] = shift_ - PerChannel(mean_, k, 0.f) * d.a[k];
-        d.fill[k] = PerChannel(fill_, k, 0.f);
-      }
-      max_px_ = std::max<int64_t>(max_px_, int64_t(win.w) * win.h);
-    }
-    return out;
+    RequireStream(ws);
+    PlanCropMirrorNormalize(*this, args_, ws, plan_);
+    return {plan_.output};
   }
 
   void Run(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
-    for (int i = 0; i < in.num_samples(); ++i) {
+    const int n = in.num_samples();
+    descs_.assign(static_cast<size_t>(n), kernels::cuda::CmnSampleDesc{});
+    int64_t max_px = 0;
+    for (int i = 0; i < n; ++i) {
+      const CmnSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
       auto& d = descs_[static_cast<size_t>(i)];
       d.in = in.raw_sample(i);
       d.out = out.raw_mutable_sample(i);
-      if (!d.in || !d.out) d.out_w = d.out_h = 0;  // empty sample: nothing to write
+      d.in_h = p.in_h;
+      d.in_w = p.in_w;
+      d.channels = p.channels;
+      d.crop_x = p.params.crop_x;
+      d.crop_y = p.params.crop_y;
+      d.out_w = d.in && d.out ? p.params.crop_w : 0;  // an empty sample writes nothing
+      d.out_h = d.in && d.out ? p.params.crop_h : 0;
+      d.out_channels = p.out_channels;
+      d.mirror = p.params.mirror;
+      d.fma = kernels::CmnFusedRows(in.dtype(), p.channels, p.params);
+      std::copy_n(p.coeffs.a, 4, d.a);
+      std::copy_n(p.coeffs.b, 4, d.b);
+      std::copy_n(p.coeffs.fill, 4, d.fill);
+      max_px = std::max<int64_t>(max_px, int64_t(d.out_w) * d.out_h);
     }
-    const auto* dev = UploadDescs(descs_, ws);
-    kernels::cuda::LaunchCropMirrorNormalize(dev, in.num_samples(), max_px_, in.dtype(), out_type_, chw_, Stream(ws));
+    kernels::cuda::LaunchCropMirrorNormalize(UploadDescs(descs_, ws), n, max_px, in.dtype(), args_.out_type,
+                                             args_.layout == "CHW", Stream(ws));
   }
 
  private:
-  DType out_type_;
-  bool chw_ = true, pad_ = false;
-  std::vector<float> mean_, std_, fill_;
-  float scale_ = 1, shift_ = 0;
-  std::string policy_;
+  const CmnArgs args_;
+  CmnPlan plan_;
   std::vector<kernels::cuda::CmnSampleDesc> descs_;
-  int64_t max_px_ = 0;
 };
 
 }  // namespace
 
-void RegisterCropMirrorNormalizeGpu(OperatorRegistry& r) {
-  AttachBackend(r, "crop_mirror_normalize", "gpu", MakeGpu<CropMirrorNormalizeGpu>());
+SLUICE_REGISTER_BACKENDS(RegisterCropMirrorNormalizeGpu) {
+  AttachBackend(r, "crop_mirror_normalize", "gpu", MakeFactory<CropMirrorNormalizeGpu>());
 }
 
 }  // namespace sluice::gpu

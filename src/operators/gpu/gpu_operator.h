@@ -1,10 +1,9 @@
-// Base of the "gpu" operators: each has a CPU twin (the same operator's "cpu" implementation,
-// built from the same spec) that validates the arguments and computes the output descriptors in
-// Setup, so the GPU backend has exactly the CPU operator's argument checks, shapes, layouts and
-// error messages. The GPU operator then computes only its kernel parameters, builds one
-// descriptor per sample in pinned memory, uploads them with one copy and launches one kernel per
-// pass for the whole batch on the pipeline's stream (ws.stream()). Nothing here synchronizes:
-// the executor waits for the batch's event before handing it out.
+// Base of the "gpu" operators. A GPU operator computes in Setup the same backend-neutral plan as
+// its CPU operator, with the same function (operators/image/*_plan.h: the checks, shapes, layouts
+// and error messages are the CPU operator's), turns it into one kernel descriptor per sample in
+// pinned memory, uploads them with one copy and launches one kernel per pass for the whole batch
+// on the pipeline's stream (ws.stream()). Nothing here synchronizes: the executor waits for the
+// batch's event before handing it out.
 //
 // Internal to src/operators/gpu (only compiled with SLUICE_WITH_CUDA).
 #pragma once
@@ -12,7 +11,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,12 +22,7 @@ namespace sluice::gpu {
 
 class GpuOperator : public Operator {
  public:
-  explicit GpuOperator(const OpSpec& spec) : Operator(spec), twin_(MakeTwin(spec)) {}
-
-  std::vector<OutputDesc> Setup(Workspace& ws) override {
-    RequireStream(ws);
-    return twin_->Setup(ws);
-  }
+  using Operator::Operator;
 
  protected:
   static cudaStream_t Stream(const Workspace& ws) { return ws.stream(); }
@@ -53,24 +46,8 @@ class GpuOperator : public Operator {
     return reinterpret_cast<const Desc*>(area.device);
   }
 
-  std::unique_ptr<Operator> twin_;
   cuda::UploadStaging staging_;
-
- private:
-  static std::unique_ptr<Operator> MakeTwin(const OpSpec& spec) {
-    const OpSchema& schema = OperatorRegistry::Get().GetSchema(spec.op);
-    const OperatorFactory* f = schema.FindFactory("cpu");
-    if (!f) throw Error("operator '" + spec.op + "' has no CPU implementation to take its arguments from");
-    OpSpec cpu = spec;
-    cpu.device = "cpu";
-    return (*f)(cpu);
-  }
 };
-
-template <typename Op>
-OperatorFactory MakeGpu() {
-  return [](const OpSpec& s) { return std::make_unique<Op>(s); };
-}
 
 // Adds `device` to the schema's backends (keeping the others) and attaches its factory.
 inline void AttachBackend(OperatorRegistry& r, const std::string& op, const std::string& device, OperatorFactory f) {

@@ -1,11 +1,11 @@
 // The "mixed" stage: operators that take host data and produce device data.
 //
-// HostThenUpload gives any CPU operator a "mixed" backend: it runs the CPU implementation (the
-// twin, built from the same spec) on the thread pool into pinned host buffers, then copies each
-// output to the device with cudaMemcpyAsync on the pipeline's stream. The decoders use it, so
-// decoders.image(device="mixed") decodes with the CPU decoder kernels (libjpeg-turbo & co.) and
-// produces exactly the CPU operator's pixels, random windows included (the twin sees the same
-// operator seed). No nvJPEG: the toolkit this was built with ships no nvjpeg.h.
+// MixedImageDecoder is decoders.image* with device="mixed": the decoders' shared host component
+// (ImageDecoding, decoder_base.h: the CPU decoders' arguments, windows, peek/plan, decode kernels
+// and on_error="replace") runs on the thread pool into pinned host buffers, then the batch is
+// copied to the device with cudaMemcpyAsync on the pipeline's stream. It produces exactly the CPU
+// operator's pixels, random windows included (the same operator seed). No nvJPEG: the toolkit this
+// was built with ships no nvjpeg.h.
 //
 // UploadCopy is `copy` with device="mixed": DALI's `.gpu()`, a host-to-device copy staged through
 // pinned memory (the thread pool copies the samples into one pinned buffer, then one async copy).
@@ -16,12 +16,11 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
-#include <memory>
-#include <variant>
 #include <vector>
 
 #include "core/cuda/cuda_check.h"
 #include "operators/gpu/gpu_operator.h"
+#include "operators/image/decoder_base.h"
 
 namespace sluice::gpu {
 namespace {
@@ -60,20 +59,12 @@ void ResizePinned(TensorList& tl, const std::vector<TensorShape>& shapes, DType 
   tl.Resize(shapes, dtype, cfg, true);
 }
 
-class HostThenUpload : public Operator {
+class MixedImageDecoder : public Operator {
  public:
-  explicit HostThenUpload(const OpSpec& spec) : Operator(spec) {
-    const OperatorFactory* f = OperatorRegistry::Get().GetSchema(spec.op).FindFactory("cpu");
-    if (!f) throw Error("operator '" + spec.op + "' has no CPU implementation to run in the mixed stage");
-    OpSpec cpu = spec;
-    cpu.device = "cpu";
-    twin_ = (*f)(cpu);
-    // on_error="replace" resizes single samples after the fact: those need per-sample buffers.
-    auto it = spec.args.find("on_error");
-    contiguous_ = !(it != spec.args.end() && std::holds_alternative<std::string>(it->second) &&
-                    std::get<std::string>(it->second) == "replace");
-  }
-  ~HostThenUpload() override {
+  // on_error="replace" resizes single samples after the fact: those need per-sample buffers.
+  explicit MixedImageDecoder(const OpSpec& spec)
+      : Operator(spec), decoding_(*this), contiguous_(!decoding_.replace_on_error()) {}
+  ~MixedImageDecoder() override {
     if (event_) {
       (void)cudaEventSynchronize(event_);
       (void)cudaEventDestroy(event_);
@@ -82,63 +73,37 @@ class HostThenUpload : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     if (!ws.stream()) throw Error("operator '" + spec_.op + "' runs in the mixed stage but has no CUDA stream");
-    // The previous batch's copies read the pinned buffers: wait for them before resizing or writing.
+    // The previous batch's copies read the pinned buffer: wait for them before resizing or writing.
     if (event_) SLUICE_CUDA_CHECK(cudaEventSynchronize(event_));
-    Workspace hws = HostWorkspace(ws);
-    std::vector<OutputDesc> descs = twin_->Setup(hws);
-    if (descs.empty()) {  // the twin sized its outputs itself
-      for (auto& tl : pinned_) descs.push_back({tl->shapes(), tl->dtype(), tl->layout(), tl->is_contiguous()});
-      return descs;
-    }
-    for (size_t o = 0; o < descs.size() && o < pinned_.size(); ++o) {
-      descs[o].contiguous = descs[o].contiguous || contiguous_;
-      TensorList& tl = *pinned_[o];
-      if (descs[o].contiguous) ResizePinned(tl, descs[o].shapes, descs[o].dtype, ws.memory());
-      else tl.Resize(descs[o].shapes, descs[o].dtype, ws.memory(), false);
-      tl.set_layout(descs[o].layout);
-      if (ws.num_inputs() > 0 && ws.Input(0).num_samples() == tl.num_samples())
-        for (int i = 0; i < tl.num_samples(); ++i) tl.source(i) = ws.Input(0).source(i);
-    }
-    return descs;
+    OutputDesc d = decoding_.Setup(*this, ws, [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); });
+    d.contiguous = d.contiguous || contiguous_;
+    if (d.contiguous) ResizePinned(pinned_, d.shapes, d.dtype, ws.memory());
+    else pinned_.Resize(d.shapes, d.dtype, ws.memory(), false);
+    pinned_.set_layout(d.layout);
+    for (int i = 0; i < pinned_.num_samples(); ++i) pinned_.source(i) = ws.Input(0).source(i);
+    return {d};
   }
 
   void Run(Workspace& ws) override {
-    Workspace hws = HostWorkspace(ws);
-    twin_->Run(hws);
+    decoding_.Run(*this, ws, pinned_, [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); });
     if (!event_) SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
-    for (int o = 0; o < ws.num_outputs(); ++o) {
-      const TensorList& src = *pinned_[static_cast<size_t>(o)];
-      TensorList& dst = ws.Output(o);
-      // The CPU implementation may change a sample's shape in Run (on_error="replace").
-      for (int i = 0; i < src.num_samples(); ++i) {
-        if (!dst.is_contiguous() && dst.shape(i) != src.shape(i)) dst.ResizeSample(i, src.shape(i), ws.memory());
-        dst.source(i) = src.source(i);
-      }
-      CopyBatch(src, dst, ws.stream());
+    TensorList& dst = ws.Output(0);
+    // on_error="replace" may have changed a sample's shape in Run.
+    for (int i = 0; i < pinned_.num_samples(); ++i) {
+      if (!dst.is_contiguous() && dst.shape(i) != pinned_.shape(i)) dst.ResizeSample(i, pinned_.shape(i), ws.memory());
+      dst.source(i) = pinned_.source(i);
     }
+    CopyBatch(pinned_, dst, ws.stream());
     SLUICE_CUDA_CHECK(cudaEventRecord(event_, ws.stream()));
   }
 
-  std::vector<SampleErrorRecord> error_log() const override { return twin_->error_log(); }
-  int64_t replaced_samples() const override { return twin_->replaced_samples(); }
-  std::optional<ReaderMeta> reader_meta() const override { return twin_->reader_meta(); }
-  void Reset() override { twin_->Reset(); }
+  std::vector<SampleErrorRecord> error_log() const override { return decoding_.error_log(); }
+  int64_t replaced_samples() const override { return decoding_.replaced_samples(); }
 
  private:
-  // The executor's workspace with the outputs replaced by pinned host lists and no stream.
-  Workspace HostWorkspace(const Workspace& ws) {
-    while (pinned_.size() < static_cast<size_t>(ws.num_outputs()))
-      pinned_.push_back(std::make_unique<TensorList>(StorageKind::kPinned));
-    Workspace h = ws;
-    h.stream_ = nullptr;
-    h.outputs_.clear();
-    for (int o = 0; o < ws.num_outputs(); ++o) h.outputs_.push_back(pinned_[static_cast<size_t>(o)].get());
-    return h;
-  }
-
-  std::unique_ptr<Operator> twin_;
+  ImageDecoding decoding_;
   bool contiguous_ = true;
-  std::vector<std::unique_ptr<TensorList>> pinned_;
+  TensorList pinned_{StorageKind::kPinned};
   cudaEvent_t event_ = nullptr;
 };
 
@@ -175,10 +140,10 @@ class UploadCopy : public Operator {
 
 }  // namespace
 
-void RegisterMixedOperators(OperatorRegistry& r) {
+SLUICE_REGISTER_BACKENDS(RegisterMixedOperators) {
   for (const char* op : {"decoders.image", "decoders.image_random_crop", "decoders.image_crop"})
-    AttachBackend(r, op, "mixed", [](const OpSpec& s) { return std::make_unique<HostThenUpload>(s); });
-  AttachBackend(r, "copy", "mixed", [](const OpSpec& s) { return std::make_unique<UploadCopy>(s); });
+    AttachBackend(r, op, "mixed", MakeFactory<MixedImageDecoder>());
+  AttachBackend(r, "copy", "mixed", MakeFactory<UploadCopy>());
 }
 
 }  // namespace sluice::gpu

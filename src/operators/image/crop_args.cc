@@ -10,8 +10,11 @@ namespace sluice {
 
 OpSchema& AddCropArgs(OpSchema& s) {
   return s.Arg("crop", ArgType::kFloatList, std::vector<double>{}, "Crop size (crop_H, crop_W).", true)
+      .Count({0, 2}).Min(0)
       .Arg("crop_h", ArgType::kFloat, 0.0, "Crop height; 0 keeps the input height (with crop_w).", true)
+      .Min(0)
       .Arg("crop_w", ArgType::kFloat, 0.0, "Crop width; 0 keeps the input width (with crop_h).", true)
+      .Min(0)
       .Arg("crop_pos_x", ArgType::kFloat, 0.5, "Relative horizontal anchor: 0 = left, 1 = right.", true)
       .Arg("crop_pos_y", ArgType::kFloat, 0.5, "Relative vertical anchor: 0 = top, 1 = bottom.", true)
       .Exclusive({"crop", "crop_h"})
@@ -59,6 +62,13 @@ kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, co
   win.x = static_cast<int>(std::lround(static_cast<double>(a.pos_x[k]) * (in_w - cw)));
   win.y = static_cast<int>(std::lround(static_cast<double>(a.pos_y[k]) * (in_h - ch)));
   return win;
+}
+
+kernels::OutOfBoundsPolicy ReadOutOfBoundsPolicy(const Operator& op) {
+  const std::string s = op.Arg<std::string>("out_of_bounds_policy");
+  if (s == "pad") return kernels::OutOfBoundsPolicy::kPad;
+  if (s == "trim_to_shape") return kernels::OutOfBoundsPolicy::kTrim;
+  return kernels::OutOfBoundsPolicy::kError;
 }
 
 }  // namespace sluice

@@ -28,4 +28,7 @@ CropArgs ReadCropArgs(const Operator& op, const Workspace& ws);
 // Without a crop the whole image. A zero crop extent keeps the input's extent.
 kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, const std::string& op_name);
 
+// The operator's out_of_bounds_policy (the schema admits "error", "pad" and "trim_to_shape").
+kernels::OutOfBoundsPolicy ReadOutOfBoundsPolicy(const Operator& op);
+
 }  // namespace sluice

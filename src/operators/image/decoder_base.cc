@@ -8,19 +8,14 @@ namespace {
 
 constexpr size_t kMaxLogEntries = 10000;
 
-kernels::OutputColor ParseOutputType(const std::string& s, const Operator& op) {
-  std::string u;
-  for (char c : s) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (u.rfind("TYPES.", 0) == 0) u = u.substr(6);
-  if (u == "RGB") return kernels::OutputColor::kRGB;
-  if (u == "BGR") return kernels::OutputColor::kBGR;
-  if (u == "GRAY") return kernels::OutputColor::kGray;
-  if (u == "YCBCR") return kernels::OutputColor::kYCbCr;
-  if (u == "ANY_DATA") return kernels::OutputColor::kAnyData;
-  Error::Context c;
-  c.op = op.name();
-  c.argument = "output_type";
-  throw Error("unknown output_type '" + s + "' (expected RGB, BGR, GRAY, YCbCr or ANY_DATA)", c);
+// output_type's spellings, in DALIImageType's order (an integer i names kColorNames[i]).
+const std::vector<std::string> kColorNames = {"RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"};
+constexpr kernels::OutputColor kColors[] = {kernels::OutputColor::kRGB, kernels::OutputColor::kBGR,
+                                            kernels::OutputColor::kGray, kernels::OutputColor::kYCbCr,
+                                            kernels::OutputColor::kAnyData};
+
+kernels::OutputColor ColorOf(const std::string& s) {
+  return kColors[std::find(kColorNames.begin(), kColorNames.end(), s) - kColorNames.begin()];  // schema-checked
 }
 
 }  // namespace
@@ -29,26 +24,33 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
   return s.Input("data", "Encoded images (uint8, 1-D): JPEG, PNG, WebP, BMP or PNM; the format is detected from the bytes.",
                  {DType::kUInt8})
       .Output("images", "Decoded images, HWC uint8.")
-      .Arg("output_type", ArgType::kString, std::string("RGB"), "Colour format of the output: RGB, BGR, GRAY, YCbCr or ANY_DATA (the image's own channels).")
+      .Arg("output_type", ArgType::kString, std::string("RGB"), "Colour format of the output (ANY_DATA: the image's own channels).")
+      .Enum(kColorNames, true)
       .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type; only uint8 is supported.")
+      .Enum({"uint8"})
       .Arg("adjust_orientation", ArgType::kBool, true, "Apply the EXIF orientation of JPEG files.")
       .Arg("use_fast_idct", ArgType::kBool, false, "Use libjpeg-turbo's fast integer IDCT (less accurate).")
       .Arg("max_pixels", ArgType::kInt, int64_t{1} << 28,
            "Largest image (width x height) accepted; bigger images are an error before any memory is allocated (decompression bombs).")
+      .Min(1)
       .Arg("on_error", ArgType::kString, std::string("raise"),
            "What a sample that cannot be decoded does: \"raise\" stops the pipeline with an error naming the sample; "
            "\"replace\" substitutes another sample of the same batch that decoded (batch sizes stay equal across ranks), "
            "counts it in the statistics and logs its source and error (Pipeline.error_log()). A batch where nothing decodes is an error.")
+      .Enum({"raise", "replace"})
       .Arg("decode_size_hint", ArgType::kIntList, std::vector<int64_t>{0, 0},
            "[height, width] the decoded image (or crop window) may be reduced to: JPEGs are then decoded at the smallest DCT scale "
            "(1/8, 1/4, 1/2) that keeps both extents at or above it. [0, 0] decodes at full resolution. Set automatically when "
            "the decoder feeds a resize directly (see `scaled_decode`).")
+      .Count({2}).Min(0)
       .Arg("scaled_decode", ArgType::kBool, true,
            "Let the pipeline set decode_size_hint when this decoder feeds only a resize to a fixed size.")
+      .AcceptsSizeHint("decode_size_hint", "scaled_decode")
       // Accepted so that DALI pipelines port unchanged; they tune the GPU decoder only.
       .Arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20, "GPU decoder only; no effect on the CPU.")
       .Arg("host_memory_padding", ArgType::kInt, int64_t{8} << 20, "GPU decoder only; no effect on the CPU.")
       .Arg("hw_decoder_load", ArgType::kFloat, 0.65, "GPU decoder only; no effect on the CPU.")
+      .Range(0, 1)
       .Arg("preallocate_width_hint", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
       .Arg("preallocate_height_hint", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
       .Arg("affine", ArgType::kBool, true, "GPU decoder thread affinity; no effect on the CPU.")
@@ -56,30 +58,23 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
       .Arg("memory_stats", ArgType::kBool, false, "GPU decoder only; no effect on the CPU.");
 }
 
-ImageDecoderBase::ImageDecoderBase(const OpSpec& spec) : Operator(spec) {
-  base_.output_type = ParseOutputType(Arg<std::string>("output_type"), *this);
-  if (Arg<DType>("dtype") != DType::kUInt8) ThrowArgError("dtype", "only uint8 output is supported");
-  base_.adjust_orientation = Arg<bool>("adjust_orientation");
-  base_.use_fast_idct = Arg<bool>("use_fast_idct");
-  base_.max_pixels = Arg<int64_t>("max_pixels");
-  if (base_.max_pixels <= 0) ThrowArgError("max_pixels", "must be positive");
-  auto hint = Arg<std::vector<int64_t>>("decode_size_hint");
-  if (hint.size() != 2 || hint[0] < 0 || hint[1] < 0) ThrowArgError("decode_size_hint", "expected [height, width] >= 0");
+ImageDecoding::ImageDecoding(const Operator& op) : window_(MakeDecodeWindow(op)) {
+  base_.output_type = ColorOf(op.Arg<std::string>("output_type"));
+  base_.adjust_orientation = op.Arg<bool>("adjust_orientation");
+  base_.use_fast_idct = op.Arg<bool>("use_fast_idct");
+  base_.max_pixels = op.Arg<int64_t>("max_pixels");
+  auto hint = op.Arg<std::vector<int64_t>>("decode_size_hint");
   base_.target_height = static_cast<int>(hint[0]);
   base_.target_width = static_cast<int>(hint[1]);
-  const std::string on_error = Arg<std::string>("on_error");
-  if (on_error == "replace") replace_on_error_ = true;
-  else if (on_error != "raise") ThrowArgError("on_error", "expected \"raise\" or \"replace\", got \"" + on_error + "\"");
+  replace_on_error_ = op.Arg<std::string>("on_error") == "replace";
 }
 
-void ImageDecoderBase::Fail(int sample, const std::string& what) { samples_[static_cast<size_t>(sample)].error = what; }
-
-std::vector<OutputDesc> ImageDecoderBase::Setup(Workspace& ws) {
+OutputDesc ImageDecoding::Setup(const Operator& op, const Workspace& ws, const ParallelFor& for_each) {
   const TensorList& in = ws.Input(0);
   const int n = in.num_samples();
   samples_.assign(static_cast<size_t>(n), SampleState{});
-  PrepareBatch(ws);
-  ForEachSample(ws, [&](int i, int) {
+  window_->PrepareBatch(op, ws);
+  for_each([&](int i, int) {
     SampleState& st = samples_[static_cast<size_t>(i)];
     try {
       if (in.shape(i).ndim() != 1) throw Error("expected encoded bytes (1-D), got shape " + in.shape(i).ToString());
@@ -88,11 +83,11 @@ std::vector<OutputDesc> ImageDecoderBase::Setup(Workspace& ws) {
       const bool swap = base_.adjust_orientation && info.orientation >= 5;
       const int h = swap ? info.width : info.height, w = swap ? info.height : info.width;
       st.params = base_;
-      st.params.roi = Window(ws, i, h, w);
+      st.params.roi = window_->Window(op, ws, i, h, w);
       st.plan = kernels::PlanDecode(info, st.params);
     } catch (const Error& e) {
       if (!replace_on_error_) throw;
-      Fail(i, e.message());
+      st.error = e.message();
     }
   });
   OutputDesc d;
@@ -102,13 +97,12 @@ std::vector<OutputDesc> ImageDecoderBase::Setup(Workspace& ws) {
     const int c = st.plan.channels ? st.plan.channels : 3;
     d.shapes.push_back(st.error.empty() ? TensorShape{st.plan.height, st.plan.width, st.plan.channels} : TensorShape{0, 0, c});
   }
-  return {d};
+  return d;
 }
 
-void ImageDecoderBase::Run(Workspace& ws) {
+void ImageDecoding::Run(const Operator& op, const Workspace& ws, TensorList& out, const ParallelFor& for_each) {
   const TensorList& in = ws.Input(0);
-  TensorList& out = ws.Output(0);
-  ForEachSample(ws, [&](int i, int) {
+  for_each([&](int i, int) {
     SampleState& st = samples_[static_cast<size_t>(i)];
     if (!st.error.empty()) return;
     try {
@@ -116,13 +110,13 @@ void ImageDecoderBase::Run(Workspace& ws) {
       kernels::DecodeImage(bytes, st.params, out.mutable_sample<uint8_t>(i), out.sample_bytes(i));
     } catch (const Error& e) {
       if (!replace_on_error_) throw;
-      Fail(i, e.message());
+      st.error = e.message();
     }
   });
-  if (replace_on_error_) ReplaceFailed(ws);
+  if (replace_on_error_) ReplaceFailed(op, ws, out);
 }
 
-void ImageDecoderBase::ReplaceFailed(Workspace& ws) {
+void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, TensorList& out) {
   const int n = static_cast<int>(samples_.size());
   std::vector<int> ok;
   for (int i = 0; i < n; ++i)
@@ -136,7 +130,6 @@ void ImageDecoderBase::ReplaceFailed(Workspace& ws) {
                     samples_[0].error,
                 c);
   }
-  TensorList& out = ws.Output(0);
   std::lock_guard lk(log_mu_);
   for (int i = 0; i < n; ++i) {
     if (samples_[static_cast<size_t>(i)].error.empty()) continue;
@@ -146,7 +139,7 @@ void ImageDecoderBase::ReplaceFailed(Workspace& ws) {
     out.ResizeSample(i, out.shape(r), ws.memory());
     std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
     SampleErrorRecord rec;
-    rec.op = name();
+    rec.op = op.name();
     rec.iteration = ws.iteration();
     rec.sample = i;
     rec.source = ws.Input(0).source(i).ToString();
@@ -158,14 +151,22 @@ void ImageDecoderBase::ReplaceFailed(Workspace& ws) {
   }
 }
 
-std::vector<SampleErrorRecord> ImageDecoderBase::error_log() const {
+std::vector<SampleErrorRecord> ImageDecoding::error_log() const {
   std::lock_guard lk(log_mu_);
   return {log_.begin(), log_.end()};
 }
 
-int64_t ImageDecoderBase::replaced_samples() const {
+int64_t ImageDecoding::replaced_samples() const {
   std::lock_guard lk(log_mu_);
   return replaced_;
+}
+
+std::vector<OutputDesc> ImageDecoderOp::Setup(Workspace& ws) {
+  return {decoding_.Setup(*this, ws, [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); })};
+}
+
+void ImageDecoderOp::Run(Workspace& ws) {
+  decoding_.Run(*this, ws, ws.Output(0), [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); });
 }
 
 }  // namespace sluice

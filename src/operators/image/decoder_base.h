@@ -1,7 +1,12 @@
-// What the image decoders (decoders.image, .image_random_crop, .image_crop) share: argument
-// parsing, the two-phase peek/plan -> decode over the batch, and on_error="replace".
+// What the image decoders (decoders.image, .image_random_crop, .image_crop) share, on every
+// backend: argument parsing, the decode window, the two-phase peek/plan -> decode over the batch,
+// and on_error="replace". ImageDecoding is the component; the CPU operator (ImageDecoderOp) runs
+// it into its outputs, the mixed one (operators/gpu/mixed_ops.cc) into pinned host buffers that it
+// then uploads.
 #pragma once
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -15,21 +20,39 @@ namespace sluice {
 // Adds the arguments every decoder takes to `schema`.
 OpSchema& AddDecoderArgs(OpSchema& schema);
 
-class ImageDecoderBase : public Operator {
+// Where a decoder decodes each image: the whole image, DALI's random-resized-crop window, or a
+// fixed crop (decoders.cc).
+class DecodeWindow {
  public:
-  explicit ImageDecoderBase(const OpSpec& spec);
-  std::vector<OutputDesc> Setup(Workspace& ws) final;
-  void Run(Workspace& ws) final;
-  std::vector<SampleErrorRecord> error_log() const override;
-  int64_t replaced_samples() const override;
-
- protected:
-  // The decode window for sample i, in oriented full-resolution coordinates, given the image's
-  // oriented extents; nullopt decodes the whole image. Called once per sample per batch, from
-  // worker threads (must be thread-safe; use ws.SampleRng(i) for randomness).
-  virtual std::optional<kernels::CropWindow> Window(const Workspace& ws, int sample, int height, int width) = 0;
+  virtual ~DecodeWindow() = default;
   // Per-sample argument inputs are read once per batch here, before Window is called.
-  virtual void PrepareBatch(const Workspace& ws) {}
+  virtual void PrepareBatch(const Operator& op, const Workspace& ws) {}
+  // The window for sample i, in oriented full-resolution coordinates, given the image's oriented
+  // extents; nullopt decodes the whole image. Called from worker threads (must be thread-safe; use
+  // ws.SampleRng(i) for randomness).
+  virtual std::optional<kernels::CropWindow> Window(const Operator& op, const Workspace& ws, int sample, int height,
+                                                    int width) const = 0;
+};
+
+// The window of the decoder `op` (by its operator type), built from its arguments. In decoders.cc.
+std::unique_ptr<DecodeWindow> MakeDecodeWindow(const Operator& op);
+
+// Host decoding of one batch of encoded images (input 0 of the workspace).
+class ImageDecoding {
+ public:
+  // Runs fn(sample, thread) for every sample of the batch (the operator's ForEachSample).
+  using ParallelFor = std::function<void(const std::function<void(int, int)>&)>;
+
+  explicit ImageDecoding(const Operator& op);
+  // Peeks at every sample and plans its decode; returns the output's descriptor.
+  OutputDesc Setup(const Operator& op, const Workspace& ws, const ParallelFor& for_each);
+  // Decodes into `out` (host, sized from Setup's descriptor); with on_error="replace", replaces
+  // the samples that failed (resizing them) and logs them.
+  void Run(const Operator& op, const Workspace& ws, TensorList& out, const ParallelFor& for_each);
+
+  bool replace_on_error() const { return replace_on_error_; }
+  std::vector<SampleErrorRecord> error_log() const;
+  int64_t replaced_samples() const;
 
  private:
   struct SampleState {
@@ -37,15 +60,28 @@ class ImageDecoderBase : public Operator {
     kernels::DecodePlan plan;
     std::string error;  // non-empty: failed (on_error="replace")
   };
-  void Fail(int sample, const std::string& what);
-  void ReplaceFailed(Workspace& ws);
+  void ReplaceFailed(const Operator& op, const Workspace& ws, TensorList& out);
 
   kernels::DecodeParams base_;
   bool replace_on_error_ = false;
+  std::unique_ptr<DecodeWindow> window_;
   std::vector<SampleState> samples_;
   mutable std::mutex log_mu_;
   std::deque<SampleErrorRecord> log_;
   int64_t replaced_ = 0;
+};
+
+// The CPU decoders: ImageDecoding into the operator's output.
+class ImageDecoderOp final : public Operator {
+ public:
+  explicit ImageDecoderOp(const OpSpec& spec) : Operator(spec), decoding_(*this) {}
+  std::vector<OutputDesc> Setup(Workspace& ws) override;
+  void Run(Workspace& ws) override;
+  std::vector<SampleErrorRecord> error_log() const override { return decoding_.error_log(); }
+  int64_t replaced_samples() const override { return decoding_.replaced_samples(); }
+
+ private:
+  ImageDecoding decoding_;
 };
 
 }  // namespace sluice

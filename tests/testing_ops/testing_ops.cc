@@ -1,5 +1,7 @@
-// Small operators the engine is tested and benchmarked with: a counter source, copy, add-constant,
-// a per-sample sleep for scheduling tests, and an operator that fails at a chosen sample.
+// Test-only operators (fn.testing.*) the engine is tested and benchmarked with: a counter source,
+// add-constant, a per-sample sleep for scheduling tests, and an operator that fails at a chosen
+// sample. Built into the test-only library sluice_testing_ops, linked into the tests, benchmarks,
+// fuzzers and development builds of the Python module, never into an installed package.
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -33,18 +35,6 @@ class Counter : public Operator {
 
  private:
   std::vector<int64_t> shape_;
-};
-
-class Copy : public Operator {
- public:
-  using Operator::Operator;
-  std::vector<OutputDesc> Setup(Workspace& ws) override {
-    const TensorList& in = ws.Input(0);
-    return {{in.shapes(), in.dtype(), in.layout(), false}};
-  }
-  void RunSample(Workspace& ws, int i, int) override {
-    std::memcpy(ws.Output(0).raw_mutable_sample(i), ws.Input(0).raw_sample(i), ws.Input(0).sample_bytes(i));
-  }
 };
 
 // out = in + value (per sample), computed in the input's type.
@@ -119,17 +109,12 @@ class Fail : public Operator {
 
 }  // namespace
 
-void RegisterEngineOperators(OperatorRegistry& r) {
+SLUICE_REGISTER_OPERATORS(RegisterTestingOperators) {
   r.Register(OpSchema("testing.counter")
                  .Doc("Test source: sample i of batch k holds k * batch_size + i (int64), filling `shape`.")
                  .Output("values", "The counter values.")
                  .Arg("shape", ArgType::kIntList, std::vector<int64_t>{1}, "Shape of each sample.")
                  .Factory("cpu", MakeFactory<Counter>()));
-  r.Register(OpSchema("copy")
-                 .Doc("Copies its input.")
-                 .Input("input", "Any data.")
-                 .Output("output", "A copy of the input.")
-                 .Factory("cpu", MakeFactory<Copy>()));
   r.Register(OpSchema("testing.add_constant")
                  .Doc("Test operator: adds `value` to every element, in the input's type.")
                  .Input("input", "Numeric data.")

@@ -1,0 +1,85 @@
+"""Python exposes exactly what the C++ registry holds: for every registered schema, the fn function's
+signature and the ops class's constructor list its arguments, with its defaults, and nothing else."""
+import inspect
+
+import pytest
+
+import sluice
+from sluice import _sluice, fn, ops
+from sluice.namespaces import camel_case
+
+PYTHON_ARGS = {"device", "name"}
+# Operators implemented in Python: their signatures are DALI's, and hold the schema's arguments.
+PYTHON_IMPLEMENTED = {"external_source": (sluice.external_source, sluice.ExternalSource)}
+EMPTY = inspect.Parameter.empty
+
+
+def lookup(root, name, leaf_name=lambda leaf: leaf):
+    path, _, leaf = name.rpartition(".")
+    obj = root
+    for part in filter(None, path.split(".")):
+        obj = getattr(obj, part)
+    return getattr(obj, leaf_name(leaf))
+
+
+def schema_defaults(info):
+    """Argument -> the default Python shows: none for a required argument, else the schema's."""
+    return {a.name: EMPTY if a.required else a.default for a in info.arguments if a.name not in PYTHON_ARGS}
+
+
+def same(a, b):
+    return type(a) is type(b) and a == b
+
+
+def check_keywords(where, params, expected):
+    keywords = {n: p for n, p in params.items() if p.kind == p.KEYWORD_ONLY}
+    assert set(keywords) == set(expected) | PYTHON_ARGS, where
+    for arg, default in expected.items():
+        assert same(keywords[arg].default, default), f"{where}: {arg} defaults to {keywords[arg].default!r}, " \
+                                                     f"the schema says {default!r}"
+    assert keywords["device"].default == "cpu" and keywords["name"].default is None, where
+
+
+OPERATORS = _sluice.list_operators()
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+def test_fn_and_ops_expose_exactly_the_schema(name):
+    info = _sluice.get_operator_info(name)
+    expected = schema_defaults(info)
+    if name in PYTHON_IMPLEMENTED:
+        func, cls = PYTHON_IMPLEMENTED[name]
+        assert lookup(fn, name) is func and lookup(ops, name, camel_case) is cls
+        for where, params in (("fn", inspect.signature(func).parameters),
+                              ("ops", inspect.signature(cls.__init__).parameters)):
+            for arg, default in expected.items():
+                assert arg in params, f"{where}.{name} lacks the schema's argument {arg}"
+                assert same(params[arg].default, default), f"{where}.{name}: {arg}"
+        return
+
+    func, cls = lookup(fn, name), lookup(ops, name, camel_case)
+    assert func.__doc__ == info.doc and cls.__doc__ == info.doc
+    params = inspect.signature(func).parameters
+    check_keywords(f"fn.{name}", params, expected)
+    inputs = [p for p in params.values() if p.kind == p.POSITIONAL_ONLY]
+    assert len(inputs) == info.max_inputs
+    assert [p.default is EMPTY for p in inputs] == [i < info.min_inputs for i in range(info.max_inputs)]
+    if info.input_names:
+        assert [p.name for p in inputs] == [n if n.isidentifier() else f"input{i}"
+                                            for i, n in enumerate(info.input_names)]
+
+    init = inspect.signature(cls.__init__).parameters
+    assert [p.kind for p in init.values()][0] == inspect.Parameter.POSITIONAL_ONLY  # self
+    assert all(p.kind == p.KEYWORD_ONLY for p in list(init.values())[1:])
+    check_keywords(f"ops.{name}", dict(list(init.items())[1:]), expected)
+
+    # Nothing else is accepted: an argument the schema lacks is rejected, where the call is made.
+    with pytest.raises(sluice.ArgumentError, match="unknown argument 'not_an_argument'"):
+        func(not_an_argument=1)
+    with pytest.raises(sluice.ArgumentError, match="unknown argument 'not_an_argument'"):
+        cls(not_an_argument=1)
+
+
+def test_external_source_object_api_rejects_unknown_arguments_at_construction():
+    with pytest.raises(TypeError, match="not_an_argument"):
+        sluice.ExternalSource(not_an_argument=1)

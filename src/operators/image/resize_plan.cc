@@ -1,0 +1,118 @@
+#include "operators/image/resize_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "operators/image/geometry_plan.h"
+
+namespace sluice {
+namespace {
+
+constexpr kernels::ResizeFilter kFilters[] = {kernels::ResizeFilter::kNearest, kernels::ResizeFilter::kLinear,
+                                              kernels::ResizeFilter::kCubic, kernels::ResizeFilter::kLanczos3,
+                                              kernels::ResizeFilter::kTriangular, kernels::ResizeFilter::kGaussian};
+
+kernels::ResizeFilter FilterOf(const std::string& s) {
+  const auto& names = ResizeFilterNames();
+  return kFilters[std::find(names.begin(), names.end(), s) - names.begin()];  // the schema admits only these
+}
+
+}  // namespace
+
+const std::vector<std::string>& ResizeFilterNames() {
+  static const std::vector<std::string> names = {"NN", "LINEAR", "CUBIC", "LANCZOS3", "TRIANGULAR", "GAUSSIAN"};
+  return names;
+}
+
+ResizeArgs::ResizeArgs(const Operator& op) {
+  const auto interp = FilterOf(op.Arg<std::string>("interp_type"));
+  params.min_filter = op.HasArg("min_filter") ? FilterOf(op.Arg<std::string>("min_filter")) : interp;
+  params.mag_filter = op.HasArg("mag_filter") ? FilterOf(op.Arg<std::string>("mag_filter")) : interp;
+  params.antialias = op.Arg<bool>("antialias");
+  mode = *ParseResizeMode(op.Arg<std::string>("mode"));
+  auto max = op.Arg<std::vector<double>>("max_size");
+  if (max.size() == 1) max.push_back(max[0]);
+  if (max.size() == 2) max_size = {max[0], max[1]};
+  if (op.HasArg("dtype")) out_type = op.Arg<DType>("dtype");
+  roi_relative = op.Arg<bool>("roi_relative");
+}
+
+void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan) {
+  const TensorList& in = ws.Input(0);
+  if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
+    throw Error("resize takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
+  if (!in.layout().empty() && in.layout() != "HWC") throw Error("resize takes HWC images, got layout '" + in.layout() + "'");
+  const int n = in.num_samples();
+  const auto rx = op.PerSampleArg<double>(ws, "resize_x");
+  const auto ry = op.PerSampleArg<double>(ws, "resize_y");
+  const auto shorter = op.PerSampleArg<double>(ws, "resize_shorter");
+  const auto longer = op.PerSampleArg<double>(ws, "resize_longer");
+  const auto size = op.PerSampleListArg<double>(ws, "size");
+  const auto roi_start = op.PerSampleListArg<double>(ws, "roi_start");
+  const auto roi_end = op.PerSampleListArg<double>(ws, "roi_end");
+  plan.samples.resize(static_cast<size_t>(n));
+  OutputDesc& d = plan.output;
+  d = OutputDesc{};
+  d.dtype = args.out_type ? *args.out_type : in.dtype();
+  d.layout = "HWC";
+  for (int i = 0; i < n; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    const TensorShape& s = in.shape(i);
+    if (s.ndim() != 3) throw Error("expected an HWC image, got shape " + s.ToString());
+    ResizeSamplePlan& p = plan.samples[k];
+    p.in_h = static_cast<int>(s[0]);
+    p.in_w = static_cast<int>(s[1]);
+    p.channels = static_cast<int>(s[2]);
+    // Region of interest, in (y, x) order like DALI; start > end mirrors.
+    double y0 = 0, x0 = 0, y1 = p.in_h, x1 = p.in_w;
+    if (!roi_start[k].empty() || !roi_end[k].empty()) {
+      if (roi_start[k].size() != 2 || roi_end[k].size() != 2)
+        op.ThrowArgError("roi_start", "roi_start and roi_end need (y, x) each");
+      const double sy = args.roi_relative ? p.in_h : 1, sx = args.roi_relative ? p.in_w : 1;
+      y0 = roi_start[k][0] * sy;
+      x0 = roi_start[k][1] * sx;
+      y1 = roi_end[k][0] * sy;
+      x1 = roi_end[k][1] * sx;
+    }
+    ResizeRequest req;
+    req.mode = args.mode;
+    req.max_size = args.max_size;
+    if (!size[k].empty()) {
+      if (size[k].size() != 2) op.ThrowArgError("size", "expected (height, width)");
+      req.size = {size[k][0], size[k][1]};
+    } else if (op.HasArg("resize_shorter")) {
+      req.size = {shorter[k], shorter[k]};
+      req.mode = ResizeMode::kNotSmaller;
+    } else if (op.HasArg("resize_longer")) {
+      req.size = {longer[k], longer[k]};
+      req.mode = ResizeMode::kNotLarger;
+    } else {
+      // A negative extent flips that axis.
+      if (ry[k] < 0) std::swap(y0, y1);
+      if (rx[k] < 0) std::swap(x0, x1);
+      req.size = {std::abs(ry[k]), std::abs(rx[k])};
+    }
+    if (req.size[0] < 0 || req.size[1] < 0) op.ThrowArgError("size", "extents must not be negative");
+    const double roi_h = std::abs(y1 - y0), roi_w = std::abs(x1 - x0);
+    if (roi_h <= 0 || roi_w <= 0) op.ThrowArgError("roi_start", "the region of interest is empty");
+    const auto out = ResizeOutputSize(roi_h, roi_w, req);
+    p.out_h = out[0];
+    p.out_w = out[1];
+    const kernels::ResizeRoi roi{static_cast<float>(x0), static_cast<float>(y0), static_cast<float>(x1), static_cast<float>(y1)};
+    // What the kernel would reject, checked here so that every backend fails alike, in Setup.
+    if (p.in_h <= 0 || p.in_w <= 0)
+      throw Error("resize: empty extent (in " + std::to_string(p.in_h) + "x" + std::to_string(p.in_w) + ", out " +
+                  std::to_string(p.out_h) + "x" + std::to_string(p.out_w) + ")");
+    if (p.channels < 1 || p.channels > 4) throw Error("resize: channels must be 1..4, got " + std::to_string(p.channels));
+    if (roi.x0 == roi.x1 || roi.y0 == roi.y1 || !std::isfinite(roi.x0) || !std::isfinite(roi.x1) || !std::isfinite(roi.y0) ||
+        !std::isfinite(roi.y1))
+      throw Error("resize: degenerate ROI");
+    p.params = args.params;
+    p.params.roi = roi;
+    d.shapes.push_back(TensorShape{p.out_h, p.out_w, p.channels});
+  }
+  // A dense batch (fixed output size) is stored contiguously so it can be handed over as one tensor.
+  d.contiguous = SameShapes(d.shapes);
+}
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+// resize's per-sample plan: input and output extents and the kernel parameters with the sample's
+// region of interest (y, x order like DALI; a negative resize_x/resize_y or start > end mirrors).
+// Computed once per batch by the same code for the CPU and the GPU operator (the GPU then builds
+// its coefficient tables with the CPU kernel's resample_coeffs.h from these parameters).
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/resize/resize.h"
+#include "operators/image/resize_size.h"
+#include "operators/operator.h"
+
+namespace sluice {
+
+// interp_type's spellings, in DALIInterpType's order (an integer i names the i-th).
+const std::vector<std::string>& ResizeFilterNames();
+
+// The constant arguments (schema-validated), read once by the operator's constructor.
+struct ResizeArgs {
+  explicit ResizeArgs(const Operator& op);
+  kernels::ResizeParams params;  // filters and antialias
+  ResizeMode mode = ResizeMode::kDefault;
+  std::array<double, 2> max_size{0, 0};
+  std::optional<DType> out_type;  // default: the input's
+  bool roi_relative = false;
+};
+
+struct ResizeSamplePlan {
+  int in_h = 0, in_w = 0, channels = 0, out_h = 0, out_w = 0;
+  kernels::ResizeParams params;  // the arguments' filters with this sample's roi
+};
+
+struct ResizePlan {
+  std::vector<ResizeSamplePlan> samples;
+  OutputDesc output;
+};
+
+// Checks the batch (uint8/float32 HWC images of 1..4 channels, per-sample sizes and ROIs) and
+// plans every sample: DALI's output-size rules (resize_size.h) over the region of interest.
+void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan);
+
+}  // namespace sluice

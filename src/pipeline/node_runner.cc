@@ -1,0 +1,180 @@
+#include "pipeline/node_runner.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <sluice/error.h>
+
+#include "core/cuda/device.h"
+
+namespace sluice {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<int64_t> SizeHints(const OpSpec& spec) {
+  auto it = spec.args.find("bytes_per_sample_hint");
+  if (it == spec.args.end()) return {};
+  return std::get<std::vector<int64_t>>(it->second);
+}
+
+Error::Context NodeContext(const GraphNode& node, int64_t iteration = -1) {
+  Error::Context c;
+  c.op = node.spec.name;
+  c.iteration = iteration;
+  return c;
+}
+
+}  // namespace
+
+NodeRunner::NodeRunner(const ExecutorConfig& cfg, const Graph& graph, size_t split, GpuContext* gpu,
+                       ExecutorStats& stats, const std::atomic<bool>& stop)
+    : cfg_(cfg), graph_(graph), split_(split), gpu_(gpu), stats_(stats), stop_(stop) {
+  for (const GraphNode& node : graph_.nodes()) {
+    const auto hints = SizeHints(node.spec);
+    if (hints.size() > 1 && hints.size() != node.spec.outputs.size()) {
+      Error::Context c = NodeContext(node);
+      c.argument = "bytes_per_sample_hint";
+      throw Error("expected one value or one per output (" + std::to_string(node.spec.outputs.size()) + "), got " +
+                      std::to_string(hints.size()),
+                  c);
+    }
+    const OperatorFactory* f = node.schema->FindFactory(node.spec.device);
+    if (!f)
+      throw Error("operator '" + node.spec.op + "' has no implementation for device '" + node.spec.device + "'",
+                  NodeContext(node));
+    try {
+      ops_.push_back((*f)(node.spec));
+    } catch (const Error& e) {
+      throw e.WithContext(NodeContext(node));
+    }
+    auto seed_it = node.spec.args.find("seed");
+    const int64_t own = seed_it == node.spec.args.end() ? -1 : std::get<int64_t>(seed_it->second);
+    op_seeds_.push_back(own >= 0 ? static_cast<uint64_t>(own)
+                                 : DeriveSeed(cfg_.seed, static_cast<uint64_t>(node.insertion_index)));
+    const StorageKind kind = node.stage == Stage::kCpu ? StorageKind::kHost : StorageKind::kDevice;
+    spares_.emplace_back();
+    for (size_t o = 0; o < node.spec.outputs.size(); ++o) spares_.back().push_back(std::make_shared<SpareBuffers>(kind));
+  }
+  pool_ = std::make_unique<ThreadPool>(cfg_.options.num_threads, cfg_.options.set_affinity);
+}
+
+NodeRunner::~NodeRunner() { ops_.clear(); }
+
+SlotOutputs NodeRunner::MakeSlot(size_t begin, size_t end) {
+  const auto& nodes = graph_.nodes();
+  SlotOutputs outs(nodes.size());
+  for (size_t n = begin; n < end; ++n) {
+    const auto hints = SizeHints(nodes[n].spec);
+    for (size_t o = 0; o < nodes[n].spec.outputs.size(); ++o) {
+      auto tl = spares_[n][o]->Take();
+      size_t hint = cfg_.options.bytes_per_sample;
+      if (!hints.empty()) {
+        const int64_t h = o < hints.size() ? hints[o] : hints[0];
+        if (h > 0) hint = static_cast<size_t>(h);
+      }
+      if (hint) tl->Reserve(cfg_.options.batch_size, hint, cfg_.memory(), false);
+      outs[n].push_back(std::move(tl));
+    }
+  }
+  return outs;
+}
+
+void NodeRunner::RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration) {
+  if (gpu_) gpu_->UseDevice();  // per thread: the stage's thread, or the caller when synchronous
+  for (size_t n = begin; n < end; ++n) {
+    if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
+    RunNode(static_cast<int>(n), cpu, own, iteration);
+  }
+}
+
+OutputRefs NodeRunner::CollectOutputs(const SlotOutputs& cpu, const SlotOutputs& own) const {
+  OutputRefs refs;
+  for (const EdgeRef& e : graph_.outputs()) {
+    const SlotOutputs& home = static_cast<size_t>(e.node) < split_ ? cpu : own;
+    refs.push_back(home[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)]);
+  }
+  return refs;
+}
+
+void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t iteration) {
+  const GraphNode& node = graph_.nodes()[static_cast<size_t>(n)];
+  Operator& op = *ops_[static_cast<size_t>(n)];
+  const auto t0 = Clock::now();
+  auto list_of = [&](const EdgeRef& e) {
+    const SlotOutputs& home = static_cast<size_t>(e.node) < split_ ? cpu : outs;
+    return home[static_cast<size_t>(e.node)][static_cast<size_t>(e.output)].get();
+  };
+
+  Workspace ws;
+  ws.iteration_ = iteration;
+  ws.op_seed_ = op_seeds_[static_cast<size_t>(n)];
+  ws.pool_ = pool_.get();
+  ws.memory_ = &cfg_.memory();
+  ws.cancel_ = &stop_;
+  const bool on_stream = gpu_ && node.stage != Stage::kCpu;
+  if (gpu_) {
+    ws.device_id_ = gpu_->device();
+    if (on_stream) ws.stream_ = gpu_->stream();
+  }
+  for (const EdgeRef& e : node.inputs) ws.inputs_.push_back(list_of(e));
+  for (const auto& [arg, e] : node.arg_inputs) ws.arg_inputs_[arg] = list_of(e);
+  ws.batch_size_ = ws.inputs_.empty() ? cfg_.options.batch_size : ws.inputs_[0]->num_samples();
+  for (auto& tl : outs[static_cast<size_t>(n)]) {
+    // The slot gives its buffer back and takes one: the same buffer when nobody else holds it,
+    // else (a Batch outlives its release, or a batch of the other stage still refers to it) a
+    // spare; theirs returns to the spares when they drop it. Going through the spares, rather
+    // than testing use_count(), orders the last reader's accesses before these writes.
+    tl.reset();
+    tl = spares_[static_cast<size_t>(n)][ws.outputs_.size()]->Take();
+    // Reads a consumer queued on its own stream come first.
+    if (on_stream) {
+      for (const auto& fence : tl->TakeReadFences()) cuda::StreamWaitEvent(gpu_->stream(), fence.get());
+    }
+    ws.outputs_.push_back(tl.get());
+  }
+  try {
+    CheckInputTypes(node, ws);
+    ResizeOutputs(op.Setup(ws), ws);
+    op.Run(ws);
+  } catch (const Error& e) {
+    throw e.WithContext(NodeContext(node, iteration));
+  } catch (const std::exception& e) {
+    throw Error(e.what(), NodeContext(node, iteration));
+  }
+  stats_.RecordNode(n, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  if (cfg_.options.enable_memory_stats) stats_.RecordMemory(n, outs[static_cast<size_t>(n)]);
+}
+
+// Input types the schema declares (checked here once, so operators can rely on them).
+void NodeRunner::CheckInputTypes(const GraphNode& node, const Workspace& ws) const {
+  const auto& in_schemas = node.schema->inputs();
+  for (size_t k = 0; k < ws.inputs_.size() && k < in_schemas.size(); ++k) {
+    const auto& allowed = in_schemas[k].dtypes;
+    const DType t = ws.inputs_[k]->dtype();
+    if (allowed.empty() || ws.inputs_[k]->num_samples() == 0 ||
+        std::find(allowed.begin(), allowed.end(), t) != allowed.end())
+      continue;
+    std::string names;
+    for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(ToString(a));
+    throw Error("input '" + in_schemas[k].name + "' must be " + names + ", got " + std::string(ToString(t)));
+  }
+}
+
+// Allocates the outputs Setup described (an empty description: Setup resized them itself).
+void NodeRunner::ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& ws) const {
+  if (descs.empty()) return;
+  if (descs.size() != ws.outputs_.size())
+    throw Error("Setup returned " + std::to_string(descs.size()) + " output descriptions for " +
+                std::to_string(ws.outputs_.size()) + " outputs");
+  for (size_t o = 0; o < descs.size(); ++o) {
+    TensorList& tl = *ws.outputs_[o];
+    tl.Resize(descs[o].shapes, descs[o].dtype, cfg_.memory(), descs[o].contiguous);
+    tl.set_layout(descs[o].layout);
+    if (!ws.inputs_.empty() && ws.inputs_[0]->num_samples() == tl.num_samples()) {
+      for (int i = 0; i < tl.num_samples(); ++i) tl.source(i) = ws.inputs_[0]->source(i);
+    }
+  }
+}
+
+}  // namespace sluice

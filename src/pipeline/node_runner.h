@@ -1,0 +1,70 @@
+// Runs the graph's nodes for one batch: creates the operators (each with its seed), assembles
+// each node's workspace (inputs from either stage's slot, outputs through the spare buffers),
+// checks input types against the schema, runs Setup + Run with the operator's name and the
+// iteration added to any error, and records each node's time (and memory) in the statistics.
+//
+// Concurrency: RunNodes is called by one stage at a time per slot (the executor's slot queues
+// hand slots over); the two stages run disjoint nodes concurrently. Operators are not shared
+// between stages. The spare buffers have their own lock (spare_buffers.h). No lock is held while
+// an operator runs.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/tensor_list.h"
+#include "core/thread_pool.h"
+#include "operators/operator.h"
+#include "pipeline/executor_config.h"
+#include "pipeline/executor_stats.h"
+#include "pipeline/gpu_context.h"
+#include "pipeline/graph.h"
+#include "pipeline/spare_buffers.h"
+
+namespace sluice {
+
+// One stage's slot: the output lists of every node, [node][output] (the other stage's nodes'
+// entries stay empty).
+using SlotOutputs = std::vector<std::vector<std::shared_ptr<TensorList>>>;
+// A batch's pipeline outputs, in the graph's output order.
+using OutputRefs = std::vector<std::shared_ptr<TensorList>>;
+
+class NodeRunner {
+ public:
+  // Nodes [0, split) form the cpu stage, the rest the device stage. Throws sluice::Error naming
+  // the operator when one cannot be created. `gpu` (may be null), `stats` and `stop` outlive it.
+  NodeRunner(const ExecutorConfig& cfg, const Graph& graph, size_t split, GpuContext* gpu, ExecutorStats& stats,
+             const std::atomic<bool>& stop);
+  ~NodeRunner();  // destroys the operators (readers join their threads) before the pool
+
+  // A slot for nodes [begin, end), presized with bytes_per_sample(_hint).
+  SlotOutputs MakeSlot(size_t begin, size_t end);
+  // Runs nodes [begin, end) of `iteration`. Their outputs go to `own`; inputs come from `cpu` (the
+  // cpu stage's nodes) or `own`. Throws on failure or cancellation.
+  void RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration);
+  OutputRefs CollectOutputs(const SlotOutputs& cpu, const SlotOutputs& own) const;
+
+  size_t split() const { return split_; }
+  Operator& op(int node) { return *ops_[static_cast<size_t>(node)]; }
+  const Operator& op(int node) const { return *ops_[static_cast<size_t>(node)]; }
+  const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }
+
+ private:
+  void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration);
+  void CheckInputTypes(const GraphNode& node, const Workspace& ws) const;
+  void ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& ws) const;
+
+  const ExecutorConfig& cfg_;
+  const Graph& graph_;
+  size_t split_;
+  GpuContext* gpu_;
+  ExecutorStats& stats_;
+  const std::atomic<bool>& stop_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<std::unique_ptr<Operator>> ops_;  // after pool_: destroyed first
+  std::vector<uint64_t> op_seeds_;
+  std::vector<std::vector<std::shared_ptr<SpareBuffers>>> spares_;  // [node][output]
+};
+
+}  // namespace sluice

@@ -1,0 +1,100 @@
+// The executor's queue and slot policy: which slots of the two rings are free, which batches wait
+// for the device stage, which are ready for the consumer and which the consumer holds; how many
+// batches are scheduled and in flight; the iteration counters; the sticky error.
+//
+//   Schedule() -> [scheduled] -StartCpu-> cpu stage -FinishCpu-> [staged] -StartDevice-> device
+//   stage -FinishDevice-> [ready] -TakeReady-> [held] -Release-> slot free again
+//
+// Without a device stage FinishCpu goes straight to [ready] and the cpu ring is the output ring.
+// A cpu slot returns to its ring as soon as the device stage has read it; the consumer holds
+// output slots. A failed batch reaches the consumer in batch order; a failed cpu stage starts no
+// more batches; the first failure handed out stays (error()): a failed pipeline stays failed.
+//
+// Bookkeeping only (slot numbers; the buffers are the executor's). Not thread-safe: the executor's
+// mutex guards every call.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <optional>
+
+#include "pipeline/node_runner.h"
+
+namespace sluice {
+
+class SlotQueues {
+ public:
+  SlotQueues(int cpu_slots, int device_slots);
+
+  bool two_stage() const { return device_slots_ > 0; }
+  int cpu_depth() const { return cpu_slots_; }
+  // How many batches the consumer may hold at once (the output ring).
+  int output_depth() const { return two_stage() ? device_slots_ : cpu_slots_; }
+
+  struct CpuJob {
+    int slot;
+    int64_t iteration;
+  };
+  struct DeviceJob {
+    int cpu_slot;
+    int slot;
+    int64_t iteration;
+    std::exception_ptr error;  // the cpu stage's: the device stage only passes it on
+  };
+  struct Ready {
+    int slot = -1;
+    std::exception_ptr error;
+    OutputRefs outputs;
+  };
+
+  void Schedule() { ++scheduled_; }
+  // A batch may start its cpu stage / its device stage now.
+  bool CpuRunnable() const { return scheduled_ > 0 && !cpu_free_.empty() && !error_ && !cpu_failed_; }
+  bool DeviceRunnable() const { return !staged_.empty() && !device_free_.empty(); }
+  CpuJob StartCpu();
+  // The cpu stage of `job` ended (failed with `error`): on to the device stage, or ready.
+  void FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRefs outputs);
+  DeviceJob StartDevice();
+  // The device stage of `job` read its cpu slot: the slot is free again.
+  void FreeCpuSlot(const DeviceJob& job) { cpu_free_.push_back(job.cpu_slot); }
+  void FinishDevice(const DeviceJob& job, std::exception_ptr error, OutputRefs outputs);
+
+  // Consumer side.
+  bool has_ready() const { return !ready_.empty(); }
+  int ready_count() const { return static_cast<int>(ready_.size()); }
+  // Nothing ready, scheduled or under way.
+  bool idle() const { return ready_.empty() && scheduled_ == 0 && in_flight_ == 0; }
+  bool all_held() const { return static_cast<int>(held_.size()) >= output_depth(); }
+  // The oldest ready batch. A failed one frees its slot at once; others the caller holds (Hold).
+  Ready TakeReady();
+  void Hold(Ready r) { held_.push_back(std::move(r)); }
+  // The oldest held batch, its slot free again; nullopt when nothing is held.
+  std::optional<Ready> Release();
+
+  const std::exception_ptr& error() const { return error_; }
+  int64_t next_iteration() const { return next_iteration_; }  // the next batch to start
+  int64_t next_to_take() const { return next_to_take_; }      // the next batch the consumer takes
+  bool started() const { return next_iteration_ != 0 || scheduled_ != 0 || in_flight_ != 0; }
+  // Before the first Schedule(): continue the iteration count from `iteration`.
+  void StartAt(int64_t iteration) { next_iteration_ = next_to_take_ = iteration; }
+
+ private:
+  std::deque<int>& output_free() { return two_stage() ? device_free_ : cpu_free_; }
+  void MakeReady(int slot, std::exception_ptr error, OutputRefs outputs);
+
+  int cpu_slots_;
+  int device_slots_;
+  std::deque<int> cpu_free_;
+  std::deque<DeviceJob> staged_;  // cpu stage done, device stage not started
+  std::deque<int> device_free_;
+  std::deque<Ready> ready_;
+  std::deque<Ready> held_;
+  int scheduled_ = 0;   // scheduled, not yet started
+  int in_flight_ = 0;   // started, not yet ready
+  bool cpu_failed_ = false;  // stops the cpu stage; the error reaches error_ in batch order
+  int64_t next_iteration_ = 0;
+  int64_t next_to_take_ = 0;
+  std::exception_ptr error_;
+};
+
+}  // namespace sluice
