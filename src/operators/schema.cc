@@ -64,7 +64,7 @@ OpSchema& OpSchema::Arg(std::string name, ArgType type, std::optional<Value> def
                         bool per_sample) {
   auto it = std::find_if(args_.begin(), args_.end(), [&](const ArgSchema& a) { return a.name == name; });
   ArgSchema a{name, type, default_value ? std::optional<Value>(CoerceValue(*default_value, type)) : std::nullopt,
-              std::move(doc), per_sample};
+              std::move(doc), per_sample, ArgConstraint{}};
   if (it != args_.end()) {
     *it = std::move(a);
     last_arg_ = static_cast<size_t>(it - args_.begin());

@@ -117,7 +117,9 @@ std::string PipelineCheckpoint::Serialize() const {
   out += "\niteration=" + std::to_string(iteration) + "\nseed=" + std::to_string(seed) + "\n";
   out += "external=" + EscapeCheckpointValue(external_data) + "\n";
   for (const auto& [name, state] : operators) {
-    out += "[" + EscapeCheckpointValue(name) + "]\n";
+    out += '[';  // appended piecewise: GCC 12's -Wrestrict misfires on "[" + std::string
+    out += EscapeCheckpointValue(name);
+    out += "]\n";
     for (const auto& [key, value] : state) {
       if (!IsKey(key)) throw Error("operator '" + name + "' has a state key '" + key + "' outside [A-Za-z0-9_.-]+");
       out += key + "=" + EscapeCheckpointValue(value) + "\n";
