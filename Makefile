@@ -7,6 +7,9 @@ VENV ?= .venv
 PY = $(VENV)/bin/python
 DATA ?= sample_data
 BENCH_ARGS ?= --plot bench_out/bench.png --json bench_out/bench.json
+# ccache, where installed, makes rebuilds across the build folders cheap (not required).
+LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
 
 .PHONY: deps venv build demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean
 
@@ -18,7 +21,7 @@ venv: deps
 
 # One build: the library, C++ tests, benchmarks, tools and the Python extension (into python/sluice).
 build: venv
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
+	cmake -S . -B $(BUILD) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
 	  -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_BENCHMARKS=ON -DSLUICE_BUILD_TOOLS=ON
 	cmake --build $(BUILD) -j$(JOBS)
 
@@ -41,13 +44,13 @@ test-soak: build
 	PYTHONPATH=python $(PY) -m sluice.bench --soak --data build/soak_data --epochs 5 --batch-size 32 --no-progress
 
 test-asan: deps
-	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=address,undefined \
+	cmake -S . -B build/asan $(LAUNCHER) -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=address,undefined \
 	  -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=ON -DSLUICE_WITH_CUDA=OFF
 	cmake --build build/asan -j$(JOBS)
 	cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
 
 test-tsan: deps
-	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread \
+	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread \
 	  -DSLUICE_TEST_LAYERS="core;pipeline;readers" -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=OFF -DSLUICE_WITH_CUDA=OFF
 	cmake --build build/tsan -j$(JOBS)
 	cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j$(JOBS) --timeout 900
@@ -55,7 +58,7 @@ test-tsan: deps
 # libFuzzer targets for every parser, each run for FUZZ_SECONDS on a seed corpus.
 FUZZ_SECONDS ?= 30
 test-fuzz: deps
-	CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_BUILD_FUZZERS=ON \
+	CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_BUILD_FUZZERS=ON \
 	  -DSLUICE_BUILD_TESTS=OFF -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=OFF -DSLUICE_WITH_CUDA=OFF
 	cmake --build build/fuzz -j$(JOBS)
 	bash scripts/run_fuzzers.sh build/fuzz $(FUZZ_SECONDS)

@@ -20,6 +20,22 @@ struct MemoryConfig {
   static MemoryConfig FromEnvironment();
   // Throws sluice::Error if a field is out of range.
   void Validate() const;
+
+  // The process-wide default: what a Pipeline uses when PipelineOptions::memory is unset, read
+  // when the Pipeline is constructed (a running pipeline keeps the policy it started with). It is
+  // FromEnvironment() with the values given to the setters below on top, so a setter wins over
+  // its environment variable, as DALI's nvidia.dali.backend functions do. Thread-safe.
+  static MemoryConfig ProcessDefault();
+  // DALI's backend.SetHostBufferShrinkThreshold, SetHostBufferGrowthFactor,
+  // SetDeviceBufferGrowthFactor and SetBufferGrowthFactor (host and device). Each validates its
+  // value like the environment variable (threshold in [0, 1], growth factors in [1, 4]) and throws
+  // sluice::Error for a value out of range, changing nothing.
+  static void SetDefaultHostShrinkThreshold(double threshold);
+  static void SetDefaultHostGrowthFactor(double factor);
+  static void SetDefaultDeviceGrowthFactor(double factor);
+  static void SetDefaultGrowthFactor(double factor);
+  // Forgets every value given to the setters (the environment alone decides again).
+  static void ResetDefaults();
 };
 
 }  // namespace sluice

@@ -61,7 +61,8 @@ struct PipelineOptions {
   // seed replaces `seed`.
   bool enable_checkpointing = false;
   std::optional<std::string> checkpoint;
-  // Memory policy; default: read from the environment (SLUICE_*/DALI_* variables) at construction.
+  // Memory policy; default: MemoryConfig::ProcessDefault() at construction (the SLUICE_*/DALI_*
+  // variables, with the values set through MemoryConfig::SetDefault* on top).
   std::optional<MemoryConfig> memory;
 
   // Throws sluice::Error naming the first invalid option ("batch_size must be at least 1, got 0").

@@ -53,7 +53,11 @@ class DataNode:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
 
     def gpu(self):
-        """This data copied to the GPU (DALI's ``.gpu()``): a ``copy`` operator with device="mixed"."""
+        """This data copied to the GPU (DALI's ``.gpu()``): a ``copy`` operator with device="mixed".
+        Without the CUDA backend or a GPU it raises SluiceError saying so (never a silent CPU copy)."""
+        if self.device == "gpu":
+            return self
+        check_cuda(f"{self.name}.gpu()", "mixed")
         return call_operator("copy", [self], {}, device="mixed")[0]
 
     def __bool__(self):

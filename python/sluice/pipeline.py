@@ -5,13 +5,20 @@ Two ways to define the graph, giving identical pipelines:
 * ``with pipe: ... pipe.set_outputs(a, b)`` (or ``@pipeline_def``), calling ``fn``/``ops``;
 * subclassing and overriding ``define_graph()``, which ``build()`` calls.
 
+``pipeline_def`` (also ``pipeline.experimental.pipeline_def``, as DALI's examples import it) turns a
+graph-defining function into a pipeline factory.
+
 Run methods: ``run()`` (= ``schedule_run()`` + ``outputs()``), or the scheduled API
 ``schedule_run()``, ``share_outputs()``, ``release_outputs()``; one pipeline uses one family.
 The first ``schedule_run()`` fills the prefetch queue (``prefetch_queue_depth`` iterations); each
 scheduled iteration first feeds every external source its next batch.
 """
 import copy
+import functools
+import inspect
 import os
+import sys
+import types as _pytypes
 
 from . import _sluice, current
 from .errors import SluiceError
@@ -347,3 +354,71 @@ def _queue_depths(depth, exec_async):
             raise ValueError("separate prefetch queues (prefetch_queue_depth as a dict) require exec_async=True")
         return int(depth["cpu_size"]), int(depth["gpu_size"])
     return int(depth), int(depth)
+
+
+# --- @pipeline_def ---------------------------------------------------------------------------------
+_PIPELINE_PARAMS = set(inspect.signature(Pipeline.__init__).parameters) - {"self"}
+# pipeline_def's own arguments in DALI. enable_conditionals turns on DALI's AutoGraph rewrite of
+# `if` statements on DataNodes; Sluice has no conditionals, so a pipeline that only branches on
+# Python values (as DALI's EfficientNet example does) builds the same, and an `if` on a DataNode
+# raises TypeError where it is written.
+_DEF_PARAMS = {"enable_conditionals"}
+
+
+def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
+    """Turns a graph-defining function into a pipeline factory (bare or with Pipeline arguments).
+
+    Keyword arguments given at call time go to the Pipeline constructor when it takes them and the
+    function does not (the function's own parameters win); the rest go to the function.
+    """
+    def decorator(func):
+        func_params = inspect.signature(func).parameters
+        takes_var_kw = any(p.kind == p.VAR_KEYWORD for p in func_params.values())
+
+        @functools.wraps(func)
+        def create_pipeline(*args, **kwargs):
+            ctor = {k: v for k, v in kwargs.items()
+                    if k in _PIPELINE_PARAMS and k not in func_params}
+            fn_kwargs = {k: v for k, v in kwargs.items() if k not in ctor and k not in _DEF_PARAMS}
+            if not takes_var_kw:
+                unknown = [k for k in fn_kwargs if k not in func_params]
+                if unknown:
+                    raise TypeError(f"{func.__name__}() got unexpected keyword argument(s) {unknown}: neither "
+                                    f"the function nor Pipeline takes them")
+            pipe = Pipeline(**{**pipeline_kwargs, **ctor})
+            with pipe:
+                outputs = func(*args, **fn_kwargs)
+                pipe.set_outputs(*(outputs if isinstance(outputs, (list, tuple)) else (outputs,)))
+            return pipe
+
+        return create_pipeline
+
+    return decorator(fn) if fn is not None else decorator
+
+
+def _experimental_pipeline_def(fn=None, *, enable_conditionals=False, debug=False, **pipeline_kwargs):
+    """DALI's ``nvidia.dali.pipeline.experimental.pipeline_def``: ``pipeline_def`` plus ``debug``
+    (DALI's eager debug mode, which Sluice does not have: ``debug=True`` is an error)."""
+    if debug:
+        raise NotImplementedError("pipeline_def(debug=True): Sluice has no debug (eager) mode")
+    return pipeline_def(fn, enable_conditionals=enable_conditionals, **pipeline_kwargs)
+
+
+def _make_experimental_module():
+    """``sluice.pipeline.experimental`` (DALI's EfficientNet example imports pipeline_def from it)."""
+    name = f"{__name__}.experimental"
+    module = sys.modules.get(name)
+    if module is None:
+        module = _pytypes.ModuleType(name, "DALI's experimental pipeline API: pipeline_def.")
+        sys.modules[name] = module
+    _experimental_pipeline_def.__name__ = "pipeline_def"
+    _experimental_pipeline_def.__qualname__ = "pipeline_def"
+    _experimental_pipeline_def.__module__ = name
+    module.pipeline_def = _experimental_pipeline_def
+    module.__all__ = ["pipeline_def"]
+    return module
+
+
+experimental = _make_experimental_module()
+
+__all__ = ["Pipeline", "pipeline_def", "experimental"]

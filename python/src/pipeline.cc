@@ -52,7 +52,14 @@ void BindPipelineOptions(nb::module_& m) {
       .def_rw("host_shrink_threshold", &MemoryConfig::host_shrink_threshold)
       .def_rw("host_growth_factor", &MemoryConfig::host_growth_factor)
       .def_rw("device_growth_factor", &MemoryConfig::device_growth_factor)
-      .def("validate", &MemoryConfig::Validate);
+      .def("validate", &MemoryConfig::Validate)
+      // The process-wide default that a Pipeline without `memory` uses (sluice.backend's functions).
+      .def_static("process_default", &MemoryConfig::ProcessDefault)
+      .def_static("set_default_host_shrink_threshold", &MemoryConfig::SetDefaultHostShrinkThreshold, nb::arg("threshold"))
+      .def_static("set_default_host_growth_factor", &MemoryConfig::SetDefaultHostGrowthFactor, nb::arg("factor"))
+      .def_static("set_default_device_growth_factor", &MemoryConfig::SetDefaultDeviceGrowthFactor, nb::arg("factor"))
+      .def_static("set_default_growth_factor", &MemoryConfig::SetDefaultGrowthFactor, nb::arg("factor"))
+      .def_static("reset_defaults", &MemoryConfig::ResetDefaults);
 
   // sluice::PipelineOptions, field for field (the one copy of the options between Python and the
   // executor): the C++ Pipeline validates them when constructed.
@@ -72,7 +79,7 @@ void BindPipelineOptions(nb::module_& m) {
       .def_rw("enable_memory_stats", &PipelineOptions::enable_memory_stats)
       .def_rw("enable_checkpointing", &PipelineOptions::enable_checkpointing)
       .def_rw("checkpoint", &PipelineOptions::checkpoint, "Optional[str]")
-      .def_rw("memory", &PipelineOptions::memory, "Optional[MemoryConfig]; None: from the environment")
+      .def_rw("memory", &PipelineOptions::memory, "Optional[MemoryConfig]; None: MemoryConfig.process_default() when the Pipeline is made")
       .def("validate", &PipelineOptions::Validate,
            "Raises SluiceError naming the first invalid option (the Pipeline constructor calls it).");
 }

@@ -58,8 +58,8 @@ void PipelineOptions::Validate() const {
 Pipeline::Pipeline(PipelineOptions options) : impl_(std::make_unique<Impl>()) {
   options.Validate();
   impl_->options = options;
-  // Resolved once; the environment's values are checked as they are read.
-  impl_->memory = options.memory ? *options.memory : MemoryConfig::FromEnvironment();
+  // Resolved once (MemoryConfig::ProcessDefault: the environment and the backend setters).
+  impl_->memory = options.memory ? *options.memory : MemoryConfig::ProcessDefault();
   impl_->seed = options.seed >= 0 ? static_cast<uint64_t>(options.seed) : std::random_device{}();
 }
 

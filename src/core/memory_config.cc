@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -45,7 +46,67 @@ std::optional<double> ReadNumber(const std::string& name, double lo, double hi) 
   return v;
 }
 
+// The values given to MemoryConfig::SetDefault*, applied over the environment.
+struct Overrides {
+  std::optional<double> host_shrink_threshold, host_growth_factor, device_growth_factor;
+};
+
+std::mutex& OverridesMutex() {
+  static std::mutex m;
+  return m;
+}
+
+Overrides& TheOverrides() {
+  static Overrides o;
+  return o;
+}
+
+void CheckRange(const char* what, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi))  // also rejects NaN
+    throw Error(std::string(what) + " must be in [" + Fmt(lo) + ", " + Fmt(hi) + "], got " + Fmt(v));
+}
+
 }  // namespace
+
+MemoryConfig MemoryConfig::ProcessDefault() {
+  MemoryConfig c = FromEnvironment();
+  std::lock_guard<std::mutex> lock(OverridesMutex());
+  const Overrides& o = TheOverrides();
+  if (o.host_shrink_threshold) c.host_shrink_threshold = *o.host_shrink_threshold;
+  if (o.host_growth_factor) c.host_growth_factor = *o.host_growth_factor;
+  if (o.device_growth_factor) c.device_growth_factor = *o.device_growth_factor;
+  return c;
+}
+
+void MemoryConfig::SetDefaultHostShrinkThreshold(double threshold) {
+  CheckRange("the host buffer shrink threshold", threshold, 0.0, 1.0);
+  std::lock_guard<std::mutex> lock(OverridesMutex());
+  TheOverrides().host_shrink_threshold = threshold;
+}
+
+void MemoryConfig::SetDefaultHostGrowthFactor(double factor) {
+  CheckRange("the host buffer growth factor", factor, 1.0, 4.0);
+  std::lock_guard<std::mutex> lock(OverridesMutex());
+  TheOverrides().host_growth_factor = factor;
+}
+
+void MemoryConfig::SetDefaultDeviceGrowthFactor(double factor) {
+  CheckRange("the device buffer growth factor", factor, 1.0, 4.0);
+  std::lock_guard<std::mutex> lock(OverridesMutex());
+  TheOverrides().device_growth_factor = factor;
+}
+
+void MemoryConfig::SetDefaultGrowthFactor(double factor) {
+  CheckRange("the buffer growth factor", factor, 1.0, 4.0);
+  std::lock_guard<std::mutex> lock(OverridesMutex());
+  TheOverrides().host_growth_factor = factor;
+  TheOverrides().device_growth_factor = factor;
+}
+
+void MemoryConfig::ResetDefaults() {
+  std::lock_guard<std::mutex> lock(OverridesMutex());
+  TheOverrides() = Overrides{};
+}
 
 MemoryConfig MemoryConfig::FromEnvironment() {
   MemoryConfig c;

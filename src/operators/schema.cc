@@ -167,6 +167,25 @@ std::string OpSchema::FullDoc() const {
 }
 
 namespace {
+// DALI numbers its element types (DALIDataType): UINT8 0, UINT16 1, UINT32 2, UINT64 3, INT8 4,
+// INT16 5, INT32 6, INT64 7, FLOAT16 8, FLOAT 9, FLOAT64 10, BOOL 11. nullopt: a number Sluice has
+// no type for.
+std::optional<DType> DTypeFromDaliNumber(int64_t n) {
+  switch (n) {
+    case 0: return DType::kUInt8;
+    case 1: return DType::kUInt16;
+    case 4: return DType::kInt8;
+    case 5: return DType::kInt16;
+    case 6: return DType::kInt32;
+    case 7: return DType::kInt64;
+    case 8: return DType::kFloat16;
+    case 9: return DType::kFloat32;
+    case 10: return DType::kFloat64;
+    case 11: return DType::kBool;
+    default: return std::nullopt;
+  }
+}
+
 [[noreturn]] void Mismatch(const Value& v, ArgType t) {
   throw Error(std::string("expected ") + ToString(t) + ", got " + ValueToString(v));
 }
@@ -195,6 +214,10 @@ Value CoerceValue(const Value& v, ArgType t) {
       if (auto* s = std::get_if<std::string>(&v)) {
         if (auto d = ParseDType(*s)) return std::string(ToString(*d));
         throw Error("unknown dtype '" + *s + "'");
+      }
+      if (auto* i = std::get_if<int64_t>(&v)) {  // DALI's DALIDataType numbers (types.FLOAT == 9)
+        if (auto d = DTypeFromDaliNumber(*i)) return std::string(ToString(*d));
+        throw Error("expected a dtype, got " + std::to_string(*i) + ", which is no DALIDataType that Sluice has");
       }
       Mismatch(v, t);
     case ArgType::kIntList:

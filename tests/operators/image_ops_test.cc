@@ -55,13 +55,27 @@ std::vector<uint8_t> Pattern(int h, int w, int c, int seed) {
 
 TEST(ResizeOp, MatchesTheKernelAndDalisSizeArguments) {
   auto img = Pattern(375, 500, 3, 1);
-  auto out = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("resize_shorter", 256.0));
+  // subpixel_scale=False: the whole image is stretched to the rounded size (Pillow's result).
+  auto out = RunOnImages({img}, {TensorShape{375, 500, 3}},
+                         OperatorDef("resize").Arg("resize_shorter", 256.0).Arg("subpixel_scale", false));
   ASSERT_EQ(out[0].shape(0), (TensorShape{256, 341, 3}));
   std::vector<uint8_t> ref(256 * 341 * 3);
   kernels::ResizeParams params;
   params.roi = kernels::ResizeRoi{0, 0, 500, 375};
   kernels::Resize(img.data(), 375, 500, 3, ref.data(), 256, 341, params);
   EXPECT_EQ(SampleData<uint8_t>(out[0], 0), ref);
+  // DALI's default subpixel_scale=True keeps the scale 256/375 along x: the 341.33-pixel-wide
+  // exact result is rounded to 341, so the region shrinks about its centre to 341 * 375 / 256.
+  out = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("resize_shorter", 256.0));
+  ASSERT_EQ(out[0].shape(0), (TensorShape{256, 341, 3}));
+  const double half = 0.5 * 341.0 * 375.0 / 256.0;
+  params.roi = kernels::ResizeRoi{static_cast<float>(250 - half), 0, static_cast<float>(250 + half), 375};
+  kernels::Resize(img.data(), 375, 500, 3, ref.data(), 256, 341, params);
+  EXPECT_EQ(SampleData<uint8_t>(out[0], 0), ref);
+  // A scalar size is every extent: with mode not_smaller, the shorter side.
+  out = RunOnImages({img}, {TensorShape{375, 500, 3}},
+                    OperatorDef("resize").Arg("size", 256.0).Arg("mode", std::string("not_smaller")));
+  EXPECT_EQ(out[0].shape(0), (TensorShape{256, 341, 3}));
 
   out = RunOnImages({img}, {TensorShape{375, 500, 3}}, OperatorDef("resize").Arg("resize_x", 224.0).Arg("resize_y", 224.0).Arg("interp_type", std::string("TRIANGULAR")));
   EXPECT_EQ(out[0].shape(0), (TensorShape{224, 224, 3}));

@@ -9,14 +9,19 @@
 namespace sluice {
 
 OpSchema& AddCropArgs(OpSchema& s) {
-  return s.Arg("crop", ArgType::kFloatList, std::vector<double>{}, "Crop size (crop_H, crop_W).", true)
-      .Count({0, 2}).Min(0)
+  return s.Arg("crop", ArgType::kFloatList, std::vector<double>{},
+               "Crop size (crop_H, crop_W), or one value for a square window.", true)
+      .Count({0, 1, 2}).Min(0)
       .Arg("crop_h", ArgType::kFloat, 0.0, "Crop height; 0 keeps the input height (with crop_w).", true)
       .Min(0)
       .Arg("crop_w", ArgType::kFloat, 0.0, "Crop width; 0 keeps the input width (with crop_h).", true)
       .Min(0)
       .Arg("crop_pos_x", ArgType::kFloat, 0.5, "Relative horizontal anchor: 0 = left, 1 = right.", true)
       .Arg("crop_pos_y", ArgType::kFloat, 0.5, "Relative vertical anchor: 0 = top, 1 = bottom.", true)
+      .Arg("rounding", ArgType::kString, std::string("round"),
+           "How the anchor pos * (in - crop) becomes an integer: \"round\" (halfway cases away from zero) or "
+           "\"truncate\" (toward zero).")
+      .Enum({"round", "truncate"})
       .Exclusive({"crop", "crop_h"})
       .Exclusive({"crop", "crop_w"});
 }
@@ -29,6 +34,7 @@ CropArgs ReadCropArgs(const Operator& op, const Workspace& ws) {
   a.pos_x = op.PerSampleArg<float>(ws, "crop_pos_x");
   a.pos_y = op.PerSampleArg<float>(ws, "crop_pos_y");
   a.any_crop = op.HasArg("crop") || op.HasArg("crop_h") || op.HasArg("crop_w");
+  a.truncate = op.Arg<std::string>("rounding") == "truncate";
   return a;
 }
 
@@ -36,14 +42,14 @@ kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, co
   const size_t k = static_cast<size_t>(i);
   double h = 0, w = 0;
   if (!a.crop[k].empty()) {
-    if (a.crop[k].size() != 2) {
+    if (a.crop[k].size() > 2) {
       Error::Context c;
       c.op = op_name;
       c.argument = "crop";
-      throw Error("expected (crop_H, crop_W), got " + std::to_string(a.crop[k].size()) + " values", c);
+      throw Error("expected (crop_H, crop_W) or one value, got " + std::to_string(a.crop[k].size()) + " values", c);
     }
     h = a.crop[k][0];
-    w = a.crop[k][1];
+    w = a.crop[k].size() == 2 ? a.crop[k][1] : h;  // one value: a square window, as in DALI
   } else {
     h = a.crop_h[k];
     w = a.crop_w[k];
@@ -59,8 +65,9 @@ kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, co
   kernels::CropWindow win;
   win.h = ch;
   win.w = cw;
-  win.x = static_cast<int>(std::lround(static_cast<double>(a.pos_x[k]) * (in_w - cw)));
-  win.y = static_cast<int>(std::lround(static_cast<double>(a.pos_y[k]) * (in_h - ch)));
+  auto anchor = [&](double x) { return static_cast<int>(a.truncate ? std::trunc(x) : std::round(x)); };
+  win.x = anchor(static_cast<double>(a.pos_x[k]) * (in_w - cw));
+  win.y = anchor(static_cast<double>(a.pos_y[k]) * (in_h - ch));
   return win;
 }
 

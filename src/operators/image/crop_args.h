@@ -19,12 +19,14 @@ struct CropArgs {
   std::vector<std::vector<float>> crop;  // [h, w] per sample, or empty
   std::vector<float> crop_h, crop_w, pos_x, pos_y;
   bool any_crop = false;  // the user asked for a crop at all
+  bool truncate = false;  // rounding="truncate": anchors toward zero (default: round half away from zero)
 };
 
 // Reads the batch's crop arguments (each may be a per-sample input).
 CropArgs ReadCropArgs(const Operator& op, const Workspace& ws);
 
-// The window of sample i for an image of in_h x in_w: anchor = round(pos * (in - crop)).
+// The window of sample i for an image of in_h x in_w: anchor = round(pos * (in - crop)) (or trunc,
+// with rounding="truncate"). One crop value is a square window.
 // Without a crop the whole image. A zero crop extent keeps the input's extent.
 kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, const std::string& op_name);
 

@@ -55,7 +55,13 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
       .Arg("preallocate_height_hint", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
       .Arg("affine", ArgType::kBool, true, "GPU decoder thread affinity; no effect on the CPU.")
       .Arg("split_stages", ArgType::kBool, false, "Deprecated in DALI; no effect.")
-      .Arg("memory_stats", ArgType::kBool, false, "GPU decoder only; no effect on the CPU.");
+      .Arg("memory_stats", ArgType::kBool, false, "GPU decoder only; no effect on the CPU.")
+      .Arg("device_memory_padding_jpeg2k", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
+      .Arg("host_memory_padding_jpeg2k", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
+      .Arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000}, "GPU decoder only; no effect on the CPU.")
+      .Arg("jpeg_fancy_upsampling", ArgType::kBool, false,
+           "Makes DALI's GPU decoder upsample chroma like its CPU decoder; the CPU decoder always does (no effect).")
+      .Arg("use_chunk_allocator", ArgType::kBool, false, "Deprecated in DALI; no effect.");
 }
 
 ImageDecoding::ImageDecoding(const Operator& op) : window_(MakeDecodeWindow(op)) {

@@ -30,9 +30,9 @@ std::optional<std::array<int64_t, 2>> ResizeMinInputSize(const OpSpec& resize) {
   double h = 0, w = 0;
   if (auto it = resize.args.find("size"); it != resize.args.end()) {
     const auto& v = std::get<std::vector<double>>(it->second);
-    if (v.size() != 2) return std::nullopt;
+    if (v.empty() || v.size() > 2) return std::nullopt;
     h = v[0];
-    w = v[1];
+    w = v.back();  // one value: every extent
   } else {
     h = std::abs(Num(resize, "resize_y").value_or(0));
     w = std::abs(Num(resize, "resize_x").value_or(0));

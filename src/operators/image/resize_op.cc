@@ -58,8 +58,9 @@ SLUICE_REGISTER_OPERATORS(RegisterResize) {
                  .Output("resized", "Resized HWC images.")
                  .Arg("resize_x", ArgType::kFloat, 0.0, "Output width; 0 derives it from resize_y. Negative flips.", true)
                  .Arg("resize_y", ArgType::kFloat, 0.0, "Output height; 0 derives it from resize_x. Negative flips.", true)
-                 .Arg("size", ArgType::kFloatList, std::vector<double>{}, "Output size (height, width); 0 extents are derived.", true)
-                 .Count({0, 2}).Min(0)
+                 .Arg("size", ArgType::kFloatList, std::vector<double>{},
+                      "Output size (height, width), or one value for both; 0 extents are derived (see mode).", true)
+                 .Count({0, 1, 2}).Min(0)
                  .Arg("resize_shorter", ArgType::kFloat, 0.0, "Length of the shorter side, keeping the aspect ratio (mode not_smaller).", true)
                  .Min(0)
                  .Arg("resize_longer", ArgType::kFloat, 0.0, "Length of the longer side, keeping the aspect ratio (mode not_larger).", true)
@@ -77,11 +78,20 @@ SLUICE_REGISTER_OPERATORS(RegisterResize) {
                  .Arg("antialias", ArgType::kBool, true, "Widen the filter when downscaling.")
                  .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type, uint8 or float32 (default: the input's).")
                  .Enum({"uint8", "float32"})
-                 .Arg("roi_start", ArgType::kFloatList, std::vector<double>{}, "Start (y, x) of the input region to resize.", true)
-                 .Count({0, 2})
-                 .Arg("roi_end", ArgType::kFloatList, std::vector<double>{}, "End (y, x) of the input region; below start mirrors.", true)
-                 .Count({0, 2})
+                 .Arg("roi_start", ArgType::kFloatList, std::vector<double>{},
+                      "Start (y, x) of the input region to resize (one value: both axes).", true)
+                 .Count({0, 1, 2})
+                 .Arg("roi_end", ArgType::kFloatList, std::vector<double>{},
+                      "End (y, x) of the input region; below start mirrors (one value: both axes).", true)
+                 .Count({0, 1, 2})
                  .Arg("roi_relative", ArgType::kBool, false, "roi_start/roi_end are fractions of the input size.")
+                 .Arg("subpixel_scale", ArgType::kBool, true,
+                      "A fractional output extent keeps its scale: the region of interest is adjusted about its centre "
+                      "to the rounded extent. False stretches the whole region to the rounded extent (Pillow's result).")
+                 .Arg("minibatch_size", ArgType::kInt, int64_t{32}, "Images per GPU kernel call in DALI; no effect.")
+                 .Min(1)
+                 .Arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "DALI's GPU scratch-buffer presize; no effect.")
+                 .Min(0)
                  .Check(CheckSizeArgs)
                  .MinInputSize(ResizeMinInputSize)
                  .Factory("cpu", [](const OpSpec& s) { return std::make_unique<ResizeOp>(s); }));

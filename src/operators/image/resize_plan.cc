@@ -35,6 +35,7 @@ ResizeArgs::ResizeArgs(const Operator& op) {
   if (max.size() == 2) max_size = {max[0], max[1]};
   if (op.HasArg("dtype")) out_type = op.Arg<DType>("dtype");
   roi_relative = op.Arg<bool>("roi_relative");
+  subpixel_scale = op.Arg<bool>("subpixel_scale");
 }
 
 void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan) {
@@ -66,20 +67,25 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
     // Region of interest, in (y, x) order like DALI; start > end mirrors.
     double y0 = 0, x0 = 0, y1 = p.in_h, x1 = p.in_w;
     if (!roi_start[k].empty() || !roi_end[k].empty()) {
-      if (roi_start[k].size() != 2 || roi_end[k].size() != 2)
-        op.ThrowArgError("roi_start", "roi_start and roi_end need (y, x) each");
+      // (y, x) each, or one value for both axes.
+      if (roi_start[k].empty() || roi_end[k].empty() || roi_start[k].size() > 2 || roi_end[k].size() > 2)
+        op.ThrowArgError("roi_start", "roi_start and roi_end go together, (y, x) or one value each");
+      const auto& rs = roi_start[k];
+      const auto& re = roi_end[k];
       const double sy = args.roi_relative ? p.in_h : 1, sx = args.roi_relative ? p.in_w : 1;
-      y0 = roi_start[k][0] * sy;
-      x0 = roi_start[k][1] * sx;
-      y1 = roi_end[k][0] * sy;
-      x1 = roi_end[k][1] * sx;
+      y0 = rs[0] * sy;
+      x0 = rs.back() * sx;
+      y1 = re[0] * sy;
+      x1 = re.back() * sx;
     }
     ResizeRequest req;
     req.mode = args.mode;
     req.max_size = args.max_size;
     if (!size[k].empty()) {
-      if (size[k].size() != 2) op.ThrowArgError("size", "expected (height, width)");
-      req.size = {size[k][0], size[k][1]};
+      // (height, width), or one value for every extent (DALI's scalar size, e.g. size=256 with
+      // mode="not_smaller" makes the shorter side 256).
+      if (size[k].size() > 2) op.ThrowArgError("size", "expected (height, width) or one value");
+      req.size = {size[k][0], size[k].back()};
     } else if (op.HasArg("resize_shorter")) {
       req.size = {shorter[k], shorter[k]};
       req.mode = ResizeMode::kNotSmaller;
@@ -98,6 +104,19 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
     const auto out = ResizeOutputSize(roi_h, roi_w, req);
     p.out_h = out[0];
     p.out_w = out[1];
+    if (args.subpixel_scale) {
+      // Keep the requested scale along an axis whose exact extent was fractional: the region
+      // grows or shrinks about its centre by rounded / exact (a flipped region stays flipped).
+      const auto exact = ResizeOutputExtents(roi_h, roi_w, req);
+      auto keep_scale = [](double& a, double& b, int rounded, double real) {
+        if (real < 0.5 || real == rounded) return;  // exact, or clamped to 1 pixel
+        const double c = 0.5 * (a + b), half = 0.5 * (b - a) * (rounded / real);
+        a = c - half;
+        b = c + half;
+      };
+      keep_scale(y0, y1, p.out_h, exact[0]);
+      keep_scale(x0, x1, p.out_w, exact[1]);
+    }
     const kernels::ResizeRoi roi{static_cast<float>(x0), static_cast<float>(y0), static_cast<float>(x1), static_cast<float>(y1)};
     // What the kernel would reject, checked here so that every backend fails alike, in Setup.
     if (p.in_h <= 0 || p.in_w <= 0)

@@ -25,6 +25,9 @@ struct ResizeArgs {
   std::array<double, 2> max_size{0, 0};
   std::optional<DType> out_type;  // default: the input's
   bool roi_relative = false;
+  // DALI's subpixel_scale: a fractional output extent keeps its scale (the region of interest is
+  // adjusted about its centre to the rounded extent) instead of stretching the region to it.
+  bool subpixel_scale = true;
 };
 
 struct ResizeSamplePlan {

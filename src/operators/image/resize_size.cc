@@ -14,6 +14,11 @@ std::optional<ResizeMode> ParseResizeMode(const std::string& s) {
 }
 
 std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeRequest& r) {
+  const std::array<double, 2> real = ResizeOutputExtents(in_h, in_w, r);
+  return {std::max(1, static_cast<int>(std::lround(real[0]))), std::max(1, static_cast<int>(std::lround(real[1])))};
+}
+
+std::array<double, 2> ResizeOutputExtents(double in_h, double in_w, const ResizeRequest& r) {
   const std::array<double, 2> in{in_h, in_w};
   std::array<double, 2> scale{1.0, 1.0};
   std::array<bool, 2> given{r.size[0] > 0, r.size[1] > 0};
@@ -53,10 +58,7 @@ std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeReques
       }
     }
   }
-  std::array<int, 2> out;
-  for (int d = 0; d < 2; ++d)
-    out[static_cast<size_t>(d)] = std::max(1, static_cast<int>(std::lround(in[static_cast<size_t>(d)] * scale[static_cast<size_t>(d)])));
-  return out;
+  return {in[0] * scale[0], in[1] * scale[1]};
 }
 
 }  // namespace sluice

@@ -25,5 +25,7 @@ struct ResizeRequest {
 //   max_size    caps the result (for aspect-preserving modes by lowering the common scale);
 // each extent is max(1, round(in * scale)).
 std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeRequest& r);
+// The same extents before rounding (in * scale): what subpixel_scale keeps the scale of.
+std::array<double, 2> ResizeOutputExtents(double in_h, double in_w, const ResizeRequest& r);
 
 }  // namespace sluice

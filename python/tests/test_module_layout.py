@@ -1,0 +1,104 @@
+"""DALI's public module paths, as its docs and examples import them, with `nvidia.dali` -> `sluice`."""
+import importlib
+
+import pytest
+
+import sluice
+from sluice import fn, ops, types
+
+
+@pytest.mark.parametrize("module, names", [
+    ("sluice", ["Pipeline", "pipeline_def", "fn", "ops", "types", "backend", "tensors", "plugin"]),
+    ("sluice.pipeline", ["Pipeline", "pipeline_def"]),
+    ("sluice.pipeline.experimental", ["pipeline_def"]),
+    ("sluice.fn", ["readers", "decoders", "random", "resize", "crop_mirror_normalize", "crop", "flip", "transpose",
+                   "cast", "copy", "external_source"]),
+    ("sluice.ops", ["readers", "decoders", "random", "Resize", "CropMirrorNormalize", "Crop", "Flip", "Transpose",
+                    "Cast", "Copy", "ExternalSource"]),
+    ("sluice.types", ["DALIDataType", "DALIImageType", "DALIInterpType", "TensorLayout", "FLOAT", "UINT8", "RGB",
+                      "INTERP_TRIANGULAR", "NCHW", "NHWC"]),
+    ("sluice.backend", ["SetHostBufferShrinkThreshold", "SetHostBufferGrowthFactor", "SetDeviceBufferGrowthFactor",
+                        "SetBufferGrowthFactor", "GetHostBufferShrinkThreshold", "GetHostBufferGrowthFactor",
+                        "GetDeviceBufferGrowthFactor"]),
+    ("sluice.tensors", ["TensorCPU", "TensorListCPU", "TensorGPU", "TensorListGPU"]),
+    ("sluice.data_node", ["DataNode"]),
+    ("sluice.plugin.base_iterator", ["LastBatchPolicy"]),
+    ("sluice.plugin.pytorch", ["DALIGenericIterator", "DALIClassificationIterator", "LastBatchPolicy"]),
+    ("sluice.plugin.jax", ["DALIGenericIterator", "LastBatchPolicy"]),
+])
+def test_module_paths(module, names):
+    if module == "sluice.plugin.pytorch":
+        pytest.importorskip("torch")
+    mod = importlib.import_module(module)
+    missing = [n for n in names if not hasattr(mod, n)]
+    assert not missing, f"{module} lacks {missing}"
+
+
+def test_from_imports_as_the_examples_write_them():
+    from sluice.pipeline import pipeline_def, Pipeline  # noqa: F401  (ResNet-50 example)
+    from sluice.pipeline.experimental import pipeline_def as experimental_def  # EfficientNet example
+    import sluice.pipeline.experimental as experimental
+    assert experimental.pipeline_def is experimental_def
+    assert sluice.pipeline_def is pipeline_def
+
+
+@pytest.mark.parametrize("legacy, name", [
+    ("image_decoder", "decoders.image"), ("image_decoder_random_crop", "decoders.image_random_crop"),
+    ("image_decoder_crop", "decoders.image_crop"), ("file_reader", "readers.file"),
+    ("coin_flip", "random.coin_flip"), ("uniform", "random.uniform"), ("normal", "random.normal"),
+])
+def test_legacy_fn_names(legacy, name):
+    path, _, leaf = name.rpartition(".")
+    assert getattr(fn, legacy) is getattr(getattr(fn, path), leaf)
+
+
+@pytest.mark.parametrize("legacy, cls", [
+    ("FileReader", "readers.File"), ("ImageDecoder", "decoders.Image"),
+    ("ImageDecoderRandomCrop", "decoders.ImageRandomCrop"), ("ImageDecoderCrop", "decoders.ImageCrop"),
+    ("CoinFlip", "random.CoinFlip"), ("Uniform", "random.Uniform"), ("Normal", "random.Normal"),
+])
+def test_legacy_ops_names(legacy, cls):
+    path, _, leaf = cls.rpartition(".")
+    assert getattr(ops, legacy) is getattr(getattr(ops, path), leaf)
+
+
+def test_experimental_pipeline_def_and_enable_conditionals():
+    from sluice.pipeline.experimental import pipeline_def
+
+    @pipeline_def(enable_conditionals=True)
+    def pipe(flip_it=True):
+        c = fn.testing.counter()
+        if flip_it:  # a branch on a Python value, as in DALI's EfficientNet example
+            c = c + 1
+        return c
+
+    p = pipe(batch_size=2, num_threads=1, seed=1)
+    (out,) = p.run()
+    assert [int(x) for x in out.as_array().ravel()] == [1, 2]
+
+    @pipeline_def(enable_conditionals=True)
+    def data_dependent():
+        c = fn.testing.counter()
+        if c:  # needs DALI's conditionals: a clear error, not a silently wrong graph
+            c = c + 1
+        return c
+
+    with pytest.raises(TypeError, match="symbolic"):
+        data_dependent(batch_size=2, num_threads=1)
+    with pytest.raises(NotImplementedError, match="debug"):
+        pipeline_def(debug=True)
+
+
+@pytest.mark.skipif(sluice.cuda_available(), reason="checks the CPU-only behaviour")
+def test_gpu_on_a_cpu_only_build_is_a_clear_error():
+    pipe = sluice.Pipeline(batch_size=2, num_threads=1)
+    with pipe:
+        c = fn.testing.counter()
+        with pytest.raises(sluice.SluiceError, match=r"\.gpu\(\).*(CUDA backend|CUDA device)"):
+            c.gpu()
+
+
+def test_device_cpu_works_on_every_operator():
+    """device="cpu" is accepted by every registered operator (readers and random generators too)."""
+    for name, schema in sluice.schema.all_schemas().items():
+        assert "cpu" in schema.backends, name
