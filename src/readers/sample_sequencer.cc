@@ -165,9 +165,10 @@ std::string SampleSequencer::StateText(const State& state) {
     auto it = state.find(key);
     if (it != state.end()) s += " " + it->first + "=" + it->second;
   }
-  for (const auto& [key, value] : state) {
+  for (const auto& entry : state) {  // not a structured binding: clang 14 cannot capture one
+    const std::string& key = entry.first;
     if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) == std::end(kKeys))
-      s += " " + key + "=" + value;
+      s += " " + key + "=" + entry.second;
   }
   return s;
 }
