@@ -2,7 +2,6 @@
 // user writes the call (ValidateSpec) so that operators and kernels can assume valid arguments.
 #include <cmath>
 #include <set>
-#include <sstream>
 
 #include <sluice/error.h>
 
@@ -11,11 +10,7 @@
 namespace sluice {
 namespace {
 
-std::string Num(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
+std::string Num(double x) { return ValueToString(Value(x)); }
 
 std::string Quoted(const std::vector<std::string>& v) {
   std::string out;
