@@ -11,7 +11,7 @@ BENCH_ARGS ?= --plot bench_out/bench.png --json bench_out/bench.json
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps venv build demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean
+.PHONY: deps venv build wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean
 
 deps:
 	@bash scripts/install_deps.sh
@@ -32,16 +32,22 @@ demo: build $(DATA)/manifest.tsv
 	@mkdir -p bench_out
 	PYTHONPATH=python $(PY) -m sluice.bench --data $(DATA) $(BENCH_ARGS)
 
+# The self-contained CPU wheel in dist/ (auditwheel-repaired, smoke-tested in a fresh venv); minutes.
+wheel: venv
+	bash scripts/build_wheel.sh dist
+
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600
 
 test-python: build
 	PYTHONPATH=python $(PY) -m pytest python/tests -q -p no:cacheprovider
 
-# Memory soak at a small size: 5 epochs of 256 images; RSS must stay within 2% after epoch 2.
+# Memory soak at a small size: 5 epochs of 256 images; RSS must stay within 2% after epoch 2. Then the
+# same with 2% corrupt files and on_error="replace" (the error log must name exactly those files).
 test-soak: build
 	bash scripts/make_sample_data.sh --force --classes 4 --per-class 64 --shard-size 128 build/soak_data > /dev/null
 	PYTHONPATH=python $(PY) -m sluice.bench --soak --data build/soak_data --epochs 5 --batch-size 32 --no-progress
+	PYTHONPATH=python $(PY) scripts/soak_bad_data.py --data build/soak_data --epochs 5 --fraction 0.02
 
 test-asan: deps
 	cmake -S . -B build/asan $(LAUNCHER) -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=address,undefined \

@@ -126,7 +126,7 @@ struct OperatorStatistics {
   std::vector<size_t> reserved_memory_size;
   std::vector<size_t> max_reserved_memory_size;
   bool memory_is_fallback = false;  // pinned memory served from ordinary host memory
-  int64_t replaced_samples = 0;     // samples replaced after an error (on_error="replace")
+  int64_t replaced_samples = 0;     // rows this operator failed on and that were replaced (on_error="replace"), in batches taken
   // Always collected.
   int64_t batches = 0;
   double total_time_ms = 0;   // Setup + Run, all batches
@@ -157,6 +157,7 @@ struct ArgumentInfo {
   std::optional<Value> default_value;
   std::string doc;
   bool per_sample;
+  std::string constraint;  // what a value may be beyond its type ("in [0, 1]", "one of ..."), or ""
 };
 struct OperatorInfo {
   std::string name;
@@ -225,7 +226,8 @@ class Pipeline {
   std::string CheckpointExternalData() const;
 
   ExecutorStatistics GetExecutorStatistics() const;
-  // Samples replaced after errors, oldest first (the last 10,000 per operator are kept).
+  // Rows replaced after errors (on_error="replace"), oldest first, logged as their batch is taken
+  // (the last 10,000 are kept). Replacement is per row across every output: see README "Bad data".
   std::vector<SampleErrorRecord> GetErrorLog() const;
   ReaderMeta GetReaderMeta(const std::string& reader_name) const;  // throws for unknown names
   std::map<std::string, ReaderMeta> GetReaderMeta() const;

@@ -1,17 +1,127 @@
-"""The `sluice` command: `sluice bench ...` runs the main benchmark (see sluice.bench)."""
+"""The `sluice` command.
+
+    sluice bench [options]            the main benchmark (sluice bench --help; see sluice.bench)
+    sluice wds2idx ARCHIVE [INDEX]    writes a tar's WebDataset index (DALI's wds2idx format v1.2)
+    sluice ops [NAME]                 the registered operators, or one operator's arguments and docs
+"""
+import argparse
+import os
 import sys
+
+COMMANDS = ("bench", "wds2idx", "ops")
+
+
+def _usage():
+    return __doc__.split("\n\n", 1)[1]
+
+
+def wds2idx_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="sluice wds2idx",
+        description="Writes the WebDataset index of a tar archive in DALI's wds2idx format (v1.2: a "
+                    "'v1.2 <samples>' line, then one line per sample with '<ext> <offset> <size> <member>' "
+                    "per component), byte for byte what DALI's wds2idx writes. Scans the tar headers "
+                    "only. Indexes for several archives: give each archive, and --output-dir or none "
+                    "(then each index is written beside its archive as <archive>.idx without '.tar').")
+    ap.add_argument("archive", nargs="+", help="the tar archive(s)")
+    ap.add_argument("-o", "--output", help="the index file for a single archive ('-': standard output)")
+    ap.add_argument("--output-dir", help="writes <name>.idx for each archive into this directory")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal after 1 s)")
+    # DALI's form: wds2idx ARCHIVE [INDEX].
+    args, extra = ap.parse_known_args(argv)
+    if len(args.archive) == 2 and not args.output and not args.output_dir and not args.archive[1].endswith(".tar"):
+        args.archive, args.output = args.archive[:1], args.archive[1]
+    if extra:
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.output and len(args.archive) > 1:
+        ap.error("--output names one index: give one archive, or use --output-dir")
+
+    from . import _sluice
+    from .progress import ProgressBar
+
+    status = 0
+    for tar in args.archive:
+        if args.output:
+            dest = args.output
+        else:
+            base = os.path.basename(tar)
+            base = base[:-4] if base.endswith(".tar") else base
+            dest = os.path.join(args.output_dir if args.output_dir else os.path.dirname(tar), base + ".idx")
+        bar = ProgressBar(f"indexing {os.path.basename(tar)}", 0, unit="B",
+                          enabled=False if args.no_progress else None)
+        try:
+            text = _sluice.wds_index(tar, lambda done, total: bar.update(done, total))
+        except Exception as e:  # SluiceError: unreadable/malformed archive, unrepresentable name
+            bar.close()
+            print(f"sluice wds2idx: {e}", file=sys.stderr)
+            status = 1
+            continue
+        bar.close()
+        if dest == "-":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.flush()
+            continue
+        tmp = dest + ".tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(text)
+            os.replace(tmp, dest)
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            print(f"sluice wds2idx: cannot write {dest}: {e.strerror}", file=sys.stderr)
+            status = 1
+            continue
+        if len(args.archive) > 1 or not args.output:
+            print(f"{tar} -> {dest}", file=sys.stderr)
+    return status
+
+
+def ops_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="sluice ops",
+        description="Lists the registered operators, or prints one operator's inputs, outputs, arguments "
+                    "(types, defaults, constraints) and docs, from the C++ schemas.")
+    ap.add_argument("name", nargs="?", help="an operator's name, as in sluice.fn (e.g. decoders.image)")
+    ap.add_argument("--all", action="store_true", help="include the test-only operators of development builds")
+    ap.add_argument("--markdown", action="store_true", help="the whole reference as Markdown (docs/operators.md)")
+    args = ap.parse_args(argv)
+
+    from . import opdocs
+    from .errors import SluiceError
+
+    if args.markdown:
+        sys.stdout.write(opdocs.markdown())
+    elif args.name:
+        try:
+            sys.stdout.write(opdocs.operator_text(args.name))
+        except SluiceError as e:
+            print(f"sluice ops: {e}", file=sys.stderr)
+            return 1
+    else:
+        sys.stdout.write(opdocs.operator_list(include_testing=args.all))
+    return 0
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: sluice bench [options]   (sluice bench --help for the options)")
+        print("usage:\n" + _usage(), end="")
         return 0 if argv else 2
-    if argv[0] == "bench":
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "bench":
         from .bench import main as bench_main
 
-        return bench_main(argv[1:])
-    print(f"sluice: unknown command '{argv[0]}' (available: bench)", file=sys.stderr)
+        return bench_main(rest)
+    if cmd == "wds2idx":
+        return wds2idx_main(rest)
+    if cmd == "ops":
+        return ops_main(rest)
+    from .errors import did_you_mean
+
+    print(f"sluice: unknown command '{cmd}'{did_you_mean(cmd, list(COMMANDS))} (available: {', '.join(COMMANDS)})",
+          file=sys.stderr)
     return 2
 
 

@@ -295,8 +295,18 @@ class Pipeline:
                 "last_batch_ms": s.last_batch_ms,
                 "op": s.op,
                 "device": s.device,
+                "replaced_samples": s.replaced_samples,
             }
         return out
+
+    def error_log(self):
+        """The rows replaced after errors (``on_error="replace"`` on a decoder or a reader), oldest
+        first, as ``SampleError`` records: ``op`` (the operator that failed), ``source`` (``path``,
+        ``member`` of a tar and byte ``offset``, also as one string), ``iteration``, ``sample`` (the
+        row), ``replaced_by`` (the row whose values took its place in every output) and ``message``.
+        A batch's records appear when the batch is taken (the last 10,000 are kept). A Sluice
+        extension: DALI has no error log."""
+        return list(self._built().error_log())
 
     def checkpoint(self, filename=None):
         """Where the pipeline stands after the last batch taken, as text for ``Pipeline(checkpoint=...)``;

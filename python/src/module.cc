@@ -40,4 +40,5 @@ NB_MODULE(_sluice, m) {
   BindStatistics(m);
   BindPipelineOptions(m);
   BindPipeline(m);
+  BindWdsIndex(m);
 }

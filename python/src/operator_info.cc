@@ -87,7 +87,8 @@ void BindOperatorInfo(nb::module_& m) {
         return a.default_value ? ValueToPython(*a.default_value) : nb::none();
       })
       .def_ro("doc", &ArgumentInfo::doc)
-      .def_ro("per_sample", &ArgumentInfo::per_sample);
+      .def_ro("per_sample", &ArgumentInfo::per_sample)
+      .def_ro("constraint", &ArgumentInfo::constraint);
 
   nb::class_<OperatorInfo>(m, "OperatorInfo")
       .def_ro("name", &OperatorInfo::name)

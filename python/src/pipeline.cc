@@ -101,6 +101,7 @@ void BindPipeline(nb::module_& m) {
       .def("outputs", &Pipeline::Outputs, Release())
       .def("feed_input", &FeedInput, nb::arg("op_name"), nb::arg("arrays"), nb::arg("layout") = "")
       .def("executor_statistics", &Pipeline::GetExecutorStatistics, Release())
+      .def("error_log", &Pipeline::GetErrorLog, Release())
       .def("reader_meta", nb::overload_cast<const std::string&>(&Pipeline::GetReaderMeta, nb::const_),
            nb::arg("name"), Release())
       .def("all_reader_meta", nb::overload_cast<>(&Pipeline::GetReaderMeta, nb::const_), Release())

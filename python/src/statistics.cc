@@ -18,10 +18,29 @@ void BindStatistics(nb::module_& m) {
       .def_ro("reserved_memory_size", &OperatorStatistics::reserved_memory_size)
       .def_ro("max_reserved_memory_size", &OperatorStatistics::max_reserved_memory_size)
       .def_ro("memory_is_fallback", &OperatorStatistics::memory_is_fallback)
+      .def_ro("replaced_samples", &OperatorStatistics::replaced_samples)
       .def_ro("batches", &OperatorStatistics::batches)
       .def_ro("total_time_ms", &OperatorStatistics::total_time_ms)
       .def_ro("last_batch_ms", &OperatorStatistics::last_batch_ms)
       .def_prop_ro("mean_batch_ms", &OperatorStatistics::mean_batch_ms);
+
+  nb::class_<SampleErrorRecord>(m, "SampleError",
+                                "A row replaced after an error (on_error=\"replace\"): the operator that failed on it, "
+                                "where the sample came from, and the row that took its place in every output.")
+      .def_ro("op", &SampleErrorRecord::op)
+      .def_ro("iteration", &SampleErrorRecord::iteration)
+      .def_ro("sample", &SampleErrorRecord::sample)
+      .def_ro("source", &SampleErrorRecord::source)
+      .def_ro("path", &SampleErrorRecord::path)
+      .def_ro("member", &SampleErrorRecord::member)
+      .def_ro("offset", &SampleErrorRecord::offset)
+      .def_ro("message", &SampleErrorRecord::error)
+      .def_ro("replaced_by", &SampleErrorRecord::replaced_by)
+      .def("__repr__", [](const SampleErrorRecord& r) {
+        return "SampleError(op='" + r.op + "', iteration=" + std::to_string(r.iteration) + ", sample=" +
+               std::to_string(r.sample) + ", replaced_by=" + std::to_string(r.replaced_by) + ", source='" + r.source +
+               "', message='" + r.error + "')";
+      });
 
   nb::class_<ExecutorStatistics>(m, "ExecutorStatistics")
       .def_ro("operators", &ExecutorStatistics::operators)

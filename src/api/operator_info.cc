@@ -18,7 +18,7 @@ OperatorInfo GetOperatorInfo(const std::string& name) {
   for (const auto& in : s.inputs()) info.input_names.push_back(in.name);
   info.num_outputs = s.output_docs().empty() ? -1 : static_cast<int>(s.output_docs().size());
   for (const auto& a : s.args())
-    info.arguments.push_back({a.name, a.type, a.required(), a.default_value, a.doc, a.per_sample});
+    info.arguments.push_back({a.name, a.type, a.required(), a.default_value, a.doc, a.per_sample, a.ConstraintText()});
   info.is_random = s.is_random();
   info.is_reader = s.is_reader();
   return info;

@@ -183,13 +183,7 @@ ExecutorStatistics Pipeline::GetExecutorStatistics() const {
 
 std::vector<SampleErrorRecord> Pipeline::GetErrorLog() const {
   if (!impl_->executor) throw Error("the pipeline is not built: call build() first");
-  std::vector<SampleErrorRecord> out;
-  const int n = static_cast<int>(impl_->executor->graph().nodes().size());
-  for (int i = 0; i < n; ++i) {
-    auto log = impl_->executor->op(i).error_log();
-    out.insert(out.end(), log.begin(), log.end());
-  }
-  return out;
+  return impl_->executor->ErrorLog();
 }
 
 ReaderMeta Pipeline::GetReaderMeta(const std::string& reader_name) const {

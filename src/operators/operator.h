@@ -57,9 +57,8 @@ class Operator {
   virtual void RestoreState(const StateMap& state) {
     if (!state.empty()) throw Error("unknown state key '" + state.begin()->first + "' (the operator has no state)");
   }
-  // Samples this operator replaced after errors (decoders with on_error="replace").
-  virtual std::vector<SampleErrorRecord> error_log() const { return {}; }
-  virtual int64_t replaced_samples() const { return 0; }
+  // Samples an operator could not produce (on_error="replace") are reported per batch through
+  // Workspace::ReportFailedSample; the executor replaces their rows and keeps the log and counts.
   // Called by Pipeline::Reset between epochs (readers may rewind state they keep).
   virtual void Reset() {}
 

@@ -3,10 +3,13 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include <sluice/error.h>
 #include <sluice/memory_config.h>
+#include <sluice/sample_error.h>
 
 #include "core/random.h"
 #include "core/tensor_list.h"
@@ -50,6 +53,25 @@ class Workspace {
   // The CUDA device of the pipeline (-1 for CPU-only pipelines).
   int device_id() const { return device_id_; }
 
+  // Reports that sample `sample` of this batch could not be produced (on_error="replace"). The
+  // operator still fills its outputs for that sample with valid data (e.g. a copy of another
+  // sample) so that the operators after it run; the executor then replaces the whole row, in every
+  // pipeline output of the iteration, by another row that no operator reported, and logs `error`
+  // with `source`. Thread-safe (may be called from ForEachSample's tasks).
+  void ReportFailedSample(int sample, const SourceInfo& source, std::string error) const {
+    if (!failed_) throw Error("sample " + std::to_string(sample) + " failed: " + error);
+    SampleErrorRecord rec;
+    rec.sample = sample;
+    rec.iteration = iteration_;
+    rec.source = source.ToString();
+    rec.path = source.path;
+    rec.member = source.member;
+    rec.offset = source.offset;
+    rec.error = std::move(error);
+    std::lock_guard lk(failed_->mu);
+    failed_->records.push_back(std::move(rec));
+  }
+
   // True once the pipeline is being destroyed; long-running operators should check it.
   bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
@@ -65,6 +87,12 @@ class Workspace {
   const std::atomic<bool>* cancel_ = nullptr;
   void* stream_ = nullptr;
   int device_id_ = -1;
+  // Where ReportFailedSample writes (the executor's record of this iteration); null: it throws.
+  struct FailedSamples {
+    std::mutex mu;
+    std::vector<SampleErrorRecord> records;
+  };
+  FailedSamples* failed_ = nullptr;
 };
 
 }  // namespace sluice

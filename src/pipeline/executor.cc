@@ -35,6 +35,7 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
   // Without pipelining, one slot per ring.
   const int cpu_depth = o.exec_pipelined ? o.cpu_queue_depth : 1;
   const int dev_depth = split == num_nodes ? 0 : o.exec_pipelined ? o.gpu_queue_depth : 1;
+  cpu_failed_.resize(static_cast<size_t>(cpu_depth));
   for (int s = 0; s < cpu_depth; ++s) {
     cpu_slots_.push_back(runner_->MakeSlot(0, split));
     if (gpu_) gpu_->AddCpuSlot();
@@ -113,14 +114,19 @@ void Executor::RunCpuStage(std::unique_lock<std::mutex>& lk) {
   }
   lk.unlock();
   SlotOutputs& outs = cpu_slots_[static_cast<size_t>(job.slot)];
+  std::vector<FailedSample>& failed = cpu_failed_[static_cast<size_t>(job.slot)];
+  failed.clear();
   OutputRefs refs;
   if (!err) {
     try {
       if (gpu_) gpu_->WaitConsumed(job.slot);
       const auto t0 = Clock::now();
-      runner_->RunNodes(0, runner_->split(), outs, outs, job.iteration);
+      runner_->RunNodes(0, runner_->split(), outs, outs, job.iteration, failed);
+      if (last_stage) {
+        refs = runner_->CollectOutputs(outs, outs);
+        runner_->ReplaceFailedRows(failed, refs);
+      }
       const double ms = MsSince(t0);
-      if (last_stage) refs = runner_->CollectOutputs(outs, outs);
       stats_->RecordCpuStage(ms, last_stage);
     } catch (...) {
       err = std::current_exception();
@@ -128,7 +134,7 @@ void Executor::RunCpuStage(std::unique_lock<std::mutex>& lk) {
   }
   lk.lock();
   if (stop_.load()) return;  // shutting down: nobody takes this batch
-  queues_->FinishCpu(job, err, std::move(refs));
+  queues_->FinishCpu(job, err, std::move(refs), last_stage ? std::move(failed) : std::vector<FailedSample>{});
   if (last_stage) consumer_cv_.notify_all();
   else device_cv_.notify_one();
 }
@@ -140,13 +146,17 @@ void Executor::RunDeviceStage(std::unique_lock<std::mutex>& lk) {
   SlotOutputs& own = dev_slots_[static_cast<size_t>(job.slot)];
   std::exception_ptr err = job.error;
   OutputRefs refs;
+  // The cpu stage's failures (its slot is this job's until FreeCpuSlot), then the device stage's.
+  std::vector<FailedSample> failed;
   if (!err) {
     try {
+      failed = cpu_failed_[static_cast<size_t>(job.cpu_slot)];
       const auto t0 = Clock::now();
-      runner_->RunNodes(runner_->split(), graph_.nodes().size(), cpu, own, job.iteration);
+      runner_->RunNodes(runner_->split(), graph_.nodes().size(), cpu, own, job.iteration, failed);
+      refs = runner_->CollectOutputs(cpu, own);
+      runner_->ReplaceFailedRows(failed, refs);
       if (gpu_) gpu_->RecordReady(job.slot);
       const double ms = MsSince(t0);
-      refs = runner_->CollectOutputs(cpu, own);
       stats_->RecordDeviceStage(ms);
     } catch (...) {
       err = std::current_exception();
@@ -164,7 +174,7 @@ void Executor::RunDeviceStage(std::unique_lock<std::mutex>& lk) {
   queues_->FreeCpuSlot(job);
   cpu_cv_.notify_one();
   if (stop_.load()) return;
-  queues_->FinishDevice(job, err, std::move(refs));
+  queues_->FinishDevice(job, err, std::move(refs), std::move(failed));
   consumer_cv_.notify_all();
 }
 
@@ -204,6 +214,16 @@ std::vector<Batch> Executor::TakeNext() {
     const bool on_gpu = gpu_ && graph_.IsGpuEdge(outputs[i]);
     out.emplace_back(r.outputs[i], on_gpu ? gpu_->ready_event(r.slot) : nullptr, on_gpu ? gpu_->device() : -1);
   }
+  // Logged when the batch is handed out: the log does not depend on how far the stages run ahead.
+  // Copied, not moved: the records were made on the workers' threads, whose malloc arenas also hold
+  // the batches' buffers; kept there for long, small strings pin the heap between freed buffers and
+  // resident memory creeps up until the log is full. The copies come from the consumer's thread.
+  for (const FailedSample& f : r.failed) {
+    stats_->RecordReplaced(f.node);
+    error_log_.push_back(f.record);
+    if (error_log_.size() > kMaxErrorLog) error_log_.pop_front();
+  }
+  r.failed.clear();
   queues_->Hold(std::move(r));
   lk.unlock();
   stats_->RecordTake(occupancy, MsSince(t0));
@@ -246,12 +266,17 @@ void Executor::Restore(const PipelineCheckpoint& cp) {
   queues_->StartAt(cp.iteration);
 }
 
+std::vector<SampleErrorRecord> Executor::ErrorLog() const {
+  std::lock_guard lk(mu_);
+  return {error_log_.begin(), error_log_.end()};
+}
+
 ExecutorStatistics Executor::Statistics() const {
   ExecutorStats::Shape shape;
   shape.memory_stats = cfg_.options.enable_memory_stats;
   shape.queue_capacity = queue_depth();
   shape.cpu_queue_capacity = static_cast<int>(cpu_slots_.size());
-  return stats_->Snapshot(graph_, runner_->ops(), shape);
+  return stats_->Snapshot(graph_, shape);
 }
 
 }  // namespace sluice

@@ -22,6 +22,7 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -70,6 +71,10 @@ class Executor {
   void Restore(const PipelineCheckpoint& cp);
 
   ExecutorStatistics Statistics() const;
+  // The rows replaced after errors (on_error="replace"; sample_replacement.h), in the order the
+  // batches were taken; the last kMaxErrorLog records.
+  static constexpr size_t kMaxErrorLog = 10000;
+  std::vector<SampleErrorRecord> ErrorLog() const;
   const Graph& graph() const { return graph_; }
   Operator& op(int node) { return runner_->op(node); }
   const Operator& op(int node) const { return runner_->op(node); }
@@ -102,6 +107,10 @@ class Executor {
   std::condition_variable consumer_cv_;  // TakeNext waits here (asynchronous mode)
   std::unique_ptr<SlotQueues> queues_;   // guarded by mu_
   std::unique_ptr<CheckpointLog> log_;   // guarded by mu_
+  std::deque<SampleErrorRecord> error_log_;  // guarded by mu_
+  // Failures the cpu stage reported, per cpu slot: read by the device stage of the same batch
+  // (the slot is its until FreeCpuSlot).
+  std::vector<std::vector<FailedSample>> cpu_failed_;
   std::thread cpu_thread_;
   std::thread device_thread_;
 };

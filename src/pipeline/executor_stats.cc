@@ -51,12 +51,14 @@ void ExecutorStats::RecordTake(int occupancy, double wait_ms) {
   consumer_wait_ms_ += wait_ms;
 }
 
-ExecutorStatistics ExecutorStats::Snapshot(const Graph& graph, const std::vector<std::unique_ptr<Operator>>& ops,
-                                           const Shape& shape) const {
+void ExecutorStats::RecordReplaced(int node) {
+  std::lock_guard lk(mu_);
+  ++nodes_[static_cast<size_t>(node)].replaced;
+}
+
+ExecutorStatistics ExecutorStats::Snapshot(const Graph& graph, const Shape& shape) const {
   ExecutorStatistics s;
   const auto& nodes = graph.nodes();
-  std::vector<int64_t> replaced;  // asked before locking: the operators take locks of their own
-  for (const auto& op : ops) replaced.push_back(op->replaced_samples());
   std::lock_guard lk(mu_);
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& st = nodes_[n];
@@ -71,7 +73,7 @@ ExecutorStatistics ExecutorStats::Snapshot(const Graph& graph, const std::vector
       o.max_reserved_memory_size = st.max_reserved;
     }
     o.memory_is_fallback = st.fallback;
-    o.replaced_samples = replaced[n];
+    o.replaced_samples = st.replaced;
     o.batches = st.batches;
     o.total_time_ms = st.total_ms;
     o.last_batch_ms = st.last_ms;

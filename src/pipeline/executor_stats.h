@@ -29,6 +29,8 @@ class ExecutorStats {
   // A stage finished a batch in `ms`; `last_stage`: the batch is now complete.
   void RecordCpuStage(double ms, bool last_stage);
   void RecordDeviceStage(double ms);
+  // A row of a batch taken by the consumer was replaced after `node` failed on it.
+  void RecordReplaced(int node);
   // The consumer took a batch after waiting `wait_ms`, with `occupancy` batches ready.
   void RecordTake(int occupancy, double wait_ms);
 
@@ -37,8 +39,7 @@ class ExecutorStats {
     int queue_capacity = 0;
     int cpu_queue_capacity = 0;
   };
-  ExecutorStatistics Snapshot(const Graph& graph, const std::vector<std::unique_ptr<Operator>>& ops,
-                              const Shape& shape) const;
+  ExecutorStatistics Snapshot(const Graph& graph, const Shape& shape) const;
 
  private:
   struct Node {
@@ -47,6 +48,7 @@ class ExecutorStats {
     double last_ms = 0;
     std::vector<size_t> real, max_real, reserved, max_reserved;
     bool fallback = false;
+    int64_t replaced = 0;
   };
   struct StageTime {
     int64_t batches = 0;

@@ -80,12 +80,18 @@ SlotOutputs NodeRunner::MakeSlot(size_t begin, size_t end) {
   return outs;
 }
 
-void NodeRunner::RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration) {
+void NodeRunner::RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration,
+                          std::vector<FailedSample>& failed) {
   if (gpu_) gpu_->UseDevice();  // per thread: the stage's thread, or the caller when synchronous
   for (size_t n = begin; n < end; ++n) {
     if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
-    RunNode(static_cast<int>(n), cpu, own, iteration);
+    RunNode(static_cast<int>(n), cpu, own, iteration, failed);
   }
+}
+
+void NodeRunner::ReplaceFailedRows(std::vector<FailedSample>& failed, const OutputRefs& outputs) const {
+  if (failed.empty()) return;
+  sluice::ReplaceFailedRows(failed, outputs, cfg_.memory(), gpu_ ? gpu_->stream() : nullptr);
 }
 
 OutputRefs NodeRunner::CollectOutputs(const SlotOutputs& cpu, const SlotOutputs& own) const {
@@ -97,7 +103,8 @@ OutputRefs NodeRunner::CollectOutputs(const SlotOutputs& cpu, const SlotOutputs&
   return refs;
 }
 
-void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t iteration) {
+void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t iteration,
+                         std::vector<FailedSample>& failed) {
   const GraphNode& node = graph_.nodes()[static_cast<size_t>(n)];
   Operator& op = *ops_[static_cast<size_t>(n)];
   const auto t0 = Clock::now();
@@ -112,6 +119,8 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
   ws.pool_ = pool_.get();
   ws.memory_ = &cfg_.memory();
   ws.cancel_ = &stop_;
+  Workspace::FailedSamples node_failed;
+  ws.failed_ = &node_failed;
   const bool on_stream = gpu_ && node.stage != Stage::kCpu;
   if (gpu_) {
     ws.device_id_ = gpu_->device();
@@ -141,6 +150,14 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
     throw e.WithContext(NodeContext(node, iteration));
   } catch (const std::exception& e) {
     throw Error(e.what(), NodeContext(node, iteration));
+  }
+  // Sorted by sample: the order of the reports depends on the threads, the log's must not.
+  std::sort(node_failed.records.begin(), node_failed.records.end(),
+            [](const SampleErrorRecord& a, const SampleErrorRecord& b) { return a.sample < b.sample; });
+  for (auto& rec : node_failed.records) {
+    rec.op = node.spec.name;
+    rec.iteration = iteration;
+    failed.push_back({n, std::move(rec)});
   }
   stats_.RecordNode(n, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   if (cfg_.options.enable_memory_stats) stats_.RecordMemory(n, outs[static_cast<size_t>(n)]);

@@ -20,6 +20,7 @@
 #include "pipeline/executor_stats.h"
 #include "pipeline/gpu_context.h"
 #include "pipeline/graph.h"
+#include "pipeline/sample_replacement.h"
 #include "pipeline/spare_buffers.h"
 
 namespace sluice {
@@ -41,9 +42,14 @@ class NodeRunner {
   // A slot for nodes [begin, end), presized with bytes_per_sample(_hint).
   SlotOutputs MakeSlot(size_t begin, size_t end);
   // Runs nodes [begin, end) of `iteration`. Their outputs go to `own`; inputs come from `cpu` (the
-  // cpu stage's nodes) or `own`. Throws on failure or cancellation.
-  void RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration);
+  // cpu stage's nodes) or `own`. Samples the operators reported as failed are appended to
+  // `failed`. Throws on failure or cancellation.
+  void RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration,
+                std::vector<FailedSample>& failed);
   OutputRefs CollectOutputs(const SlotOutputs& cpu, const SlotOutputs& own) const;
+  // The iteration's last stage ran: replaces the failed rows in every pipeline output
+  // (sample_replacement.h). Device outputs are copied on the pipeline's stream.
+  void ReplaceFailedRows(std::vector<FailedSample>& failed, const OutputRefs& outputs) const;
 
   size_t split() const { return split_; }
   Operator& op(int node) { return *ops_[static_cast<size_t>(node)]; }
@@ -51,7 +57,7 @@ class NodeRunner {
   const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }
 
  private:
-  void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration);
+  void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration, std::vector<FailedSample>& failed);
   void CheckInputTypes(const GraphNode& node, const Workspace& ws) const;
   void ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& ws) const;
 

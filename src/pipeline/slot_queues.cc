@@ -15,9 +15,10 @@ SlotQueues::CpuJob SlotQueues::StartCpu() {
   return {slot, next_iteration_++};
 }
 
-void SlotQueues::FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRefs outputs) {
+void SlotQueues::FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRefs outputs,
+                           std::vector<FailedSample> failed) {
   if (!two_stage()) {
-    MakeReady(job.slot, std::move(error), std::move(outputs));
+    MakeReady(job.slot, std::move(error), std::move(outputs), std::move(failed));
     return;
   }
   // A failure stops the cpu stage now, but reaches the consumer after the batches before it.
@@ -33,14 +34,15 @@ SlotQueues::DeviceJob SlotQueues::StartDevice() {
   return job;
 }
 
-void SlotQueues::FinishDevice(const DeviceJob& job, std::exception_ptr error, OutputRefs outputs) {
-  MakeReady(job.slot, std::move(error), std::move(outputs));
+void SlotQueues::FinishDevice(const DeviceJob& job, std::exception_ptr error, OutputRefs outputs,
+                              std::vector<FailedSample> failed) {
+  MakeReady(job.slot, std::move(error), std::move(outputs), std::move(failed));
 }
 
-void SlotQueues::MakeReady(int slot, std::exception_ptr error, OutputRefs outputs) {
+void SlotQueues::MakeReady(int slot, std::exception_ptr error, OutputRefs outputs, std::vector<FailedSample> failed) {
   --in_flight_;
   if (error && !error_) error_ = error;
-  ready_.push_back({slot, std::move(error), std::move(outputs)});
+  ready_.push_back({slot, std::move(error), std::move(outputs), std::move(failed)});
 }
 
 SlotQueues::Ready SlotQueues::TakeReady() {

@@ -45,6 +45,7 @@ class SlotQueues {
     int slot = -1;
     std::exception_ptr error;
     OutputRefs outputs;
+    std::vector<FailedSample> failed;  // the rows replaced in this batch (sample_replacement.h)
   };
 
   void Schedule() { ++scheduled_; }
@@ -53,11 +54,12 @@ class SlotQueues {
   bool DeviceRunnable() const { return !staged_.empty() && !device_free_.empty(); }
   CpuJob StartCpu();
   // The cpu stage of `job` ended (failed with `error`): on to the device stage, or ready.
-  void FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRefs outputs);
+  void FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRefs outputs, std::vector<FailedSample> failed = {});
   DeviceJob StartDevice();
   // The device stage of `job` read its cpu slot: the slot is free again.
   void FreeCpuSlot(const DeviceJob& job) { cpu_free_.push_back(job.cpu_slot); }
-  void FinishDevice(const DeviceJob& job, std::exception_ptr error, OutputRefs outputs);
+  void FinishDevice(const DeviceJob& job, std::exception_ptr error, OutputRefs outputs,
+                    std::vector<FailedSample> failed = {});
 
   // Consumer side.
   bool has_ready() const { return !ready_.empty(); }
@@ -80,7 +82,7 @@ class SlotQueues {
 
  private:
   std::deque<int>& output_free() { return two_stage() ? device_free_ : cpu_free_; }
-  void MakeReady(int slot, std::exception_ptr error, OutputRefs outputs);
+  void MakeReady(int slot, std::exception_ptr error, OutputRefs outputs, std::vector<FailedSample> failed);
 
   int cpu_slots_;
   int device_slots_;

@@ -86,31 +86,32 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
     data_shapes_.assign(n, TensorShape{0});
     label_shapes_.assign(n, TensorShape{1});
   }
-  auto fail = [&](const Error& e, size_t i, const std::string& path) {
-    Error::Context c;
-    c.op = name();
-    c.source = path;
-    c.sample = static_cast<int>(i);
-    return e.WithContext(c);
+  auto failed = [&](size_t i, const std::string& path, const Error& e) {
+    SourceInfo src;
+    src.path = path;
+    SampleReadFailed(static_cast<int>(i), src, e);  // throws with on_error="raise"
+    bad_[i] = 1;
   };
+  bad_.assign(n, 0);
   // Sizes first (the batch is resized at once), then the contents. Small batches keep their files
   // open between the two passes (open + fstat); big ones stat first so as not to hold many fds.
   const bool keep_open = n <= kMaxOpenFilesPerBatch;
   open_.clear();
   for (size_t i = 0; i < n; ++i) {
     const std::string& path = files_[static_cast<size_t>(indices[i])].path;
+    data_shapes_[i][0] = 0;
     if (keep_open) {
       try {
         open_.emplace_back(path, options().read_ahead);
+        data_shapes_[i][0] = open_.back().size();
       } catch (const Error& e) {
-        throw fail(e, i, path);
+        open_.emplace_back();  // keeps open_[i] the file of sample i
+        failed(i, path, e);
       }
-      data_shapes_[i][0] = open_.back().size();
     } else {
       struct stat st;
-      if (::stat(path.c_str(), &st) != 0)
-        throw fail(Error("cannot open " + path + ": " + std::strerror(errno)), i, path);
-      data_shapes_[i][0] = static_cast<int64_t>(st.st_size);
+      if (::stat(path.c_str(), &st) != 0) failed(i, path, Error("cannot open " + path + ": " + std::strerror(errno)));
+      else data_shapes_[i][0] = static_cast<int64_t>(st.st_size);
     }
   }
   TensorList& data = outs[0];
@@ -124,6 +125,13 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
   for (size_t i = 0; i < n; ++i) {
     const int si = static_cast<int>(i);
     const FileLabel& f = files_[static_cast<size_t>(indices[i])];
+    SourceInfo& src = data.source(si);
+    src.path = f.path;
+    src.member.clear();
+    src.offset = -1;
+    labels.source(si) = src;
+    *labels.mutable_sample<int32_t>(si) = f.label;
+    if (bad_[i]) continue;
     try {
       std::optional<WholeFile> opened;
       if (!keep_open) opened.emplace(f.path, options().read_ahead);
@@ -133,14 +141,8 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
                     std::to_string(file.size()) + " bytes)");
       file.ReadAll(data.raw_mutable_sample(si), allow_mmap && file.size() >= kFileReaderMmapMinBytes);
     } catch (const Error& e) {
-      throw fail(e, i, f.path);
+      failed(i, f.path, e);
     }
-    SourceInfo& src = data.source(si);
-    src.path = f.path;
-    src.member.clear();
-    src.offset = -1;
-    labels.source(si) = src;
-    *labels.mutable_sample<int32_t>(si) = f.label;
   }
   open_.clear();
   data.set_layout("");

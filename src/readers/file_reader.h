@@ -46,6 +46,7 @@ class FileReader : public ReaderOperator {
   // Loader-thread scratch, reused every batch.
   std::vector<TensorShape> data_shapes_, label_shapes_;
   std::vector<WholeFile> open_;
+  std::vector<char> bad_;  // rows of the batch being read that failed (on_error="replace")
 };
 
 

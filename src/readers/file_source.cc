@@ -34,8 +34,12 @@ void PreadFully(int fd, int64_t offset, size_t len, void* dst, const std::string
   }
 }
 
-int OpenRegular(const std::string& path, int64_t* size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+int64_t MtimeNs(const struct stat& st) { return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec; }
+
+int OpenRegular(const std::string& path, int64_t* size, int64_t* mtime_ns = nullptr) {
+  // O_NONBLOCK: a FIFO put where a file was would otherwise block open() until a writer comes (a
+  // hang); it is refused below as not a regular file. Regular files ignore the flag.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error("cannot open " + path + ": " + Errno());
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -48,6 +52,7 @@ int OpenRegular(const std::string& path, int64_t* size) {
     throw Error("not a regular file: " + path);
   }
   *size = static_cast<int64_t>(st.st_size);
+  if (mtime_ns) *mtime_ns = MtimeNs(st);
   return fd;
 }
 
@@ -65,7 +70,7 @@ void MemorySource::ReadAt(int64_t offset, size_t len, void* dst) const {
 }
 
 FileSource::FileSource(std::string path, bool use_mmap, bool read_ahead) : path_(std::move(path)) {
-  fd_ = OpenRegular(path_, &size_);
+  fd_ = OpenRegular(path_, &size_, &mtime_ns_);
   if (use_mmap && size_ > 0) {
     void* m = ::mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_SHARED, fd_, 0);
     if (m != MAP_FAILED) {
@@ -81,9 +86,22 @@ FileSource::~FileSource() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void FileSource::CheckUnchanged() const {
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) throw Error("cannot stat " + path_ + ": " + Errno());
+  const int64_t size = static_cast<int64_t>(st.st_size);
+  if (size != size_)
+    throw Error(path_ + " changed size since it was opened (" + std::to_string(size_) + " -> " + std::to_string(size) +
+                " bytes): it was truncated or rewritten in place while being read");
+  if (MtimeNs(st) != mtime_ns_)
+    throw Error(path_ + " was modified since it was opened (same size, new modification time): it was rewritten "
+                "in place while being read, so its index no longer describes it");
+}
+
 void FileSource::ReadAt(int64_t offset, size_t len, void* dst) const {
   CheckRange(offset, len);
   if (len == 0) return;
+  CheckUnchanged();
   if (map_) {
     std::memcpy(dst, map_ + offset, len);
   } else {
@@ -117,6 +135,11 @@ WholeFile& WholeFile::operator=(WholeFile&& o) noexcept {
 void WholeFile::ReadAll(void* dst, bool use_mmap) const {
   if (size_ == 0) return;
   if (use_mmap) {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) throw Error("cannot stat " + *path_ + ": " + Errno());
+    if (static_cast<int64_t>(st.st_size) < size_)
+      throw Error(*path_ + " shrank while being read (" + std::to_string(size_) + " -> " + std::to_string(st.st_size) +
+                  " bytes)");
     void* m = ::mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_SHARED, fd_, 0);
     if (m != MAP_FAILED) {
       std::memcpy(dst, m, static_cast<size_t>(size_));

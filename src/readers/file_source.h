@@ -46,6 +46,13 @@ class MemorySource : public ByteSource {
 // An open file. use_mmap maps it read-only (falling back to pread if mapping fails, e.g. for an
 // empty file); read_ahead asks the kernel to read the whole file ahead (madvise/posix_fadvise
 // WILLNEED). Throws sluice::Error naming the path if it cannot be opened or is not a regular file.
+//
+// The file may change while it is open (a shard rewritten or truncated in place mid-epoch). Each
+// ReadAt first checks (fstat, well under a microsecond) that its size and modification time are
+// those it had when opened, and throws naming the path otherwise: offsets taken from the old
+// content never read the new one (a wrong sample under a right label), and a mapping is never read
+// past a shrunk end (SIGBUS). The window left is the copy itself, microseconds long. A file
+// replaced by rename keeps being read as it was opened (the old inode stays alive).
 class FileSource : public ByteSource {
  public:
   FileSource(std::string path, bool use_mmap, bool read_ahead);
@@ -59,9 +66,12 @@ class FileSource : public ByteSource {
   const std::string& name() const override { return path_; }
 
  private:
+  void CheckUnchanged() const;
+
   std::string path_;
   int fd_ = -1;
   int64_t size_ = 0;
+  int64_t mtime_ns_ = 0;  // modification time when opened
   uint8_t* map_ = nullptr;
 };
 
@@ -71,6 +81,7 @@ class WholeFile {
  public:
   // Opens `path` (which must outlive this object); throws sluice::Error naming it on failure.
   WholeFile(const std::string& path, bool read_ahead);
+  WholeFile() = default;  // no file (size 0)
   ~WholeFile();
   WholeFile(WholeFile&& o) noexcept;
   WholeFile& operator=(WholeFile&& o) noexcept;

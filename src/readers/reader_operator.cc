@@ -32,6 +32,13 @@ void AddCommonReaderArgs(OpSchema& s) {
         "Pad the shard by repeating its last sample until ceil(N / num_shards) samples were returned and the "
         "batch is full, so every shard returns the same number of full batches per epoch.");
   s.Arg("dont_use_mmap", ArgType::kBool, false, "Read with pread instead of mapping files into memory.");
+  s.Arg("on_error", ArgType::kString, std::string("raise"),
+        "What a sample that cannot be read does (a file deleted, unreadable or changed since the dataset was "
+        "listed, an archive changed since it was indexed): \"raise\" stops the pipeline with an error naming the "
+        "reader, the path and the reason; \"replace\" replaces the whole row (every pipeline output of that batch "
+        "index) by the row of the next sample of the same batch that was read, as the decoders' on_error does, "
+        "and logs it (Pipeline.error_log()). A batch where nothing can be read is an error.")
+      .Enum({"raise", "replace"});
 }
 
 ReaderOperator::ReaderOperator(const OpSpec& spec) : Operator(spec) {
@@ -47,6 +54,7 @@ ReaderOperator::ReaderOperator(const OpSpec& spec) : Operator(spec) {
   opt_.lazy_init = Arg<bool>("lazy_init");
   opt_.pad_last_batch = Arg<bool>("pad_last_batch");
   opt_.dont_use_mmap = Arg<bool>("dont_use_mmap");
+  opt_.replace_on_error = Arg<std::string>("on_error") == "replace";
   opt_.seed = Arg<int64_t>("seed");
   opt_.bytes_per_sample_hint = Arg<std::vector<int64_t>>("bytes_per_sample_hint");
   if (opt_.num_shards < 1) ThrowArgError("num_shards", "must be at least 1, got " + std::to_string(opt_.num_shards));
@@ -190,7 +198,7 @@ void ReaderOperator::LoaderMain() {
     try {
       indices.clear();
       seq_->NextBatch(&indices);
-      ReadBatch(indices, b->outputs, memory_);
+      ReadBatchReplacingFailures(indices, *b);
       b->epoch = seq_->epoch();
       b->position = seq_->position();
     } catch (...) {
@@ -208,6 +216,58 @@ void ReaderOperator::LoaderMain() {
   std::lock_guard<std::mutex> lock(mu_);
   loader_exited_ = true;
   ready_cv_.notify_all();
+}
+
+void ReaderOperator::SampleReadFailed(int sample, const SourceInfo& source, const Error& error) {
+  if (!opt_.replace_on_error) {
+    Error::Context c;
+    c.op = name();
+    c.source = source.ToString();
+    c.sample = sample;
+    throw error.WithContext(c);
+  }
+  read_failures_.push_back({sample, source, error.message()});
+}
+
+void ReaderOperator::ReadBatchReplacingFailures(const std::vector<int64_t>& indices, PreparedBatch& b) {
+  read_failures_.clear();
+  ReadBatch(indices, b.outputs, memory_);
+  b.failed.clear();
+  if (read_failures_.empty()) return;
+  // Rows that failed are read again from the next row that did not (wrapping around), so that the
+  // operators after the reader see valid data; the executor then replaces the whole row in every
+  // output (pipeline/sample_replacement.h). A stand-in that fails in its turn (its file vanished
+  // between the two reads) fails its own row too, and the batch is read again.
+  const int n = static_cast<int>(indices.size());
+  std::vector<char> bad(static_cast<size_t>(n), 0);
+  std::vector<int64_t> substituted(indices);
+  for (;;) {
+    for (ReadFailure& f : read_failures_) {
+      if (f.sample < 0 || f.sample >= n || bad[static_cast<size_t>(f.sample)]) continue;
+      bad[static_cast<size_t>(f.sample)] = 1;
+      b.failed.push_back(std::move(f));
+    }
+    read_failures_.clear();
+    std::vector<int> ok;
+    for (int i = 0; i < n; ++i)
+      if (!bad[static_cast<size_t>(i)]) ok.push_back(i);
+    if (ok.empty()) {
+      Error::Context c;
+      c.op = name();
+      c.source = b.failed.front().source.ToString();
+      c.sample = b.failed.front().sample;
+      throw Error("every sample of the batch failed to read (on_error=\"replace\" needs at least one good sample); "
+                  "first error: " + b.failed.front().message, c);
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!bad[static_cast<size_t>(i)]) continue;
+      auto it = std::upper_bound(ok.begin(), ok.end(), i);
+      substituted[static_cast<size_t>(i)] = indices[static_cast<size_t>(it == ok.end() ? ok.front() : *it)];
+    }
+    ReadBatch(substituted, b.outputs, memory_);
+    if (read_failures_.empty()) break;
+  }
+  std::sort(b.failed.begin(), b.failed.end(), [](const ReadFailure& x, const ReadFailure& y) { return x.sample < y.sample; });
 }
 
 void ReaderOperator::Rethrow(std::exception_ptr e, int64_t iteration) const {
@@ -256,6 +316,7 @@ std::vector<OutputDesc> ReaderOperator::Setup(Workspace& ws) {
       // section, so the loader always finds them: a loader woken before that would allocate a whole
       // new batch, and memory would step up at random times.
       for (int o = 0; o < NumOutputs(); ++o) std::swap(ws.Output(o), b->outputs[static_cast<size_t>(o)]);
+      for (const ReadFailure& f : b->failed) ws.ReportFailedSample(f.sample, f.source, f.message);
       consumer_epoch_ = b->epoch;
       consumer_pos_ = b->position;
       free_.push_back(std::move(b));

@@ -51,6 +51,7 @@ struct ReaderOptions {
   bool lazy_init = false;
   bool pad_last_batch = false;
   bool dont_use_mmap = false;
+  bool replace_on_error = false;  // on_error="replace"
   int64_t seed = -1;  // -1: the pipeline's per-operator seed
   std::vector<int64_t> bytes_per_sample_hint;
 };
@@ -100,6 +101,12 @@ class ReaderOperator : public Operator {
   // Reader-specific sequencing (readers.file's shuffle_after_epoch).
   virtual void AdjustSequencer(SequencerOptions&) const {}
 
+  // ReadBatch calls this for a sample it cannot read (its row may then hold anything; ReadBatch
+  // goes on with the next sample). With on_error="raise" it throws `error` naming this reader, the
+  // source and the sample; with "replace" it records the failure: the row is read again from
+  // another sample and reported to the executor, which replaces the whole row.
+  void SampleReadFailed(int sample, const SourceInfo& source, const Error& error);
+
   // Subclass constructors call this last: initializes now unless lazy_init.
   void InitEagerly();
   // Stops and joins the loader thread. Idempotent. Subclass destructors call it first.
@@ -116,8 +123,14 @@ class ReaderOperator : public Operator {
   size_t HintFor(int output) const;
 
  private:
+  struct ReadFailure {
+    int sample = -1;
+    SourceInfo source;
+    std::string message;
+  };
   struct PreparedBatch {
     std::vector<TensorList> outputs;
+    std::vector<ReadFailure> failed;  // rows read from another sample (on_error="replace")
     int64_t epoch = 0, position = 0;  // sequencer state after this batch
     std::exception_ptr error;
   };
@@ -126,6 +139,8 @@ class ReaderOperator : public Operator {
   SequencerOptions MakeSequencerOptions(int batch_size, uint64_t seed) const;
   void StartLoader(int batch_size, uint64_t seed, const MemoryConfig& memory, const StateMap* restore);
   void LoaderMain();
+  // ReadBatch, then (on_error="replace") the failed rows read again from rows that did not fail.
+  void ReadBatchReplacingFailures(const std::vector<int64_t>& indices, PreparedBatch& b);
   [[noreturn]] void Rethrow(std::exception_ptr e, int64_t iteration) const;
 
   ReaderOptions opt_;
@@ -140,6 +155,7 @@ class ReaderOperator : public Operator {
   uint64_t seed_ = 0;
   MemoryConfig memory_;
   std::unique_ptr<SampleSequencer> seq_;   // owned by the loader thread while it runs
+  std::vector<ReadFailure> read_failures_;  // loader thread: SampleReadFailed's records of one ReadBatch
   int64_t consumer_epoch_ = 0, consumer_pos_ = 0;  // sequencer's place after the last batch handed out
   std::optional<StateMap> pending_restore_;        // RestoreState before the loader started
   std::exception_ptr failed_;

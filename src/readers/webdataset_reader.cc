@@ -25,6 +25,7 @@ WebdatasetReader::WebdatasetReader(const OpSpec& spec) : ReaderOperator(spec) {
   index_paths_ = Arg<std::vector<std::string>>("index_paths");
   ext_ = Arg<std::vector<std::string>>("ext");
   case_sensitive_ = Arg<bool>("case_sensitive_extensions");
+  max_member_bytes_ = Arg<int64_t>("max_member_bytes");
   if (paths_.empty()) ThrowArgError("paths", "must name at least one archive");
   if (!index_paths_.empty() && index_paths_.size() != paths_.size())
     ThrowArgError("index_paths", "has " + std::to_string(index_paths_.size()) + " entries but paths has " +
@@ -101,12 +102,26 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
                                  const MemoryConfig& cfg) {
   const size_t n = indices.size();
   if (shapes_.size() != n) shapes_.assign(n, TensorShape{0});
+  bad_.assign(n, 0);
   for (int o = 0; o < data_.num_outputs; ++o) {
     const DType dt = resolve_.dtypes[static_cast<size_t>(o)];
     const int64_t elem = static_cast<int64_t>(SizeOf(dt));
     for (size_t i = 0; i < n; ++i) {
       const WdsComponent& c = data_.component(indices[i], o);
-      shapes_[i][0] = c.offset < 0 ? 0 : c.size / elem;
+      shapes_[i][0] = c.offset < 0 || bad_[i] ? 0 : c.size / elem;
+      if (c.offset >= 0 && c.size > max_member_bytes_ && !bad_[i]) {
+        // Checked before the batch is sized: a huge member must not be allocated.
+        shapes_[i][0] = 0;
+        SourceInfo src;
+        src.path = paths_[static_cast<size_t>(data_.archive[static_cast<size_t>(indices[i])])];
+        src.member = c.member;
+        src.offset = c.offset;
+        SampleReadFailed(static_cast<int>(i), src,
+                         Error("member " + c.member + " is " + std::to_string(c.size) +
+                                   " bytes, more than max_member_bytes = " + std::to_string(max_member_bytes_),
+                               OpContext("max_member_bytes")));
+        bad_[i] = 1;
+      }
     }
     TensorList& out = outs[static_cast<size_t>(o)];
     out.Resize(shapes_, dt, cfg, true);
@@ -124,14 +139,12 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
       }
       src.member = c.member;
       src.offset = c.offset;
+      if (bad_[i]) continue;
       try {
         tar.ReadAt(c.offset, static_cast<size_t>(c.size), out.raw_mutable_sample(static_cast<int>(i)));
       } catch (const Error& e) {
-        Error::Context ctx;
-        ctx.op = name();
-        ctx.source = src.ToString();
-        ctx.sample = static_cast<int>(i);
-        throw e.WithContext(ctx);
+        SampleReadFailed(static_cast<int>(i), src, e);  // throws with on_error="raise"
+        bad_[i] = 1;
       }
     }
     out.set_layout("");
@@ -154,6 +167,10 @@ SLUICE_REGISTER_OPERATORS(RegisterWebdatasetReader) {
       .Arg("missing_component_behavior", ArgType::kString, std::string(),
            "What to do with a sample lacking a component: \"\" or \"empty\" (an empty output), \"skip\" (drop the "
            "sample), \"error\" (fail, naming the archive, sample and extension).")
+      .Arg("max_member_bytes", ArgType::kInt, int64_t{1} << 30,
+           "Largest component (tar member) read, in bytes. A bigger one is never allocated: it fails its sample as a "
+           "read error does (an error naming the archive and member, or with on_error=\"replace\" a replaced row).")
+      .Min(1)
       .Arg("dtypes", ArgType::kStringList, std::vector<std::string>{},
            "Element type of each output (default uint8); a component's size must be a multiple of the type's size.");
   AddCommonReaderArgs(s);

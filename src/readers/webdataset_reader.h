@@ -30,11 +30,13 @@ class WebdatasetReader : public ReaderOperator {
  private:
   std::vector<std::string> paths_, index_paths_, ext_;
   bool case_sensitive_ = true;
+  int64_t max_member_bytes_ = int64_t{1} << 30;
   WdsResolveOptions resolve_;
 
   std::vector<std::unique_ptr<FileSource>> archives_;
   WdsDataset data_;
   std::vector<TensorShape> shapes_;  // loader-thread scratch
+  std::vector<char> bad_;            // rows of the batch being read that failed (on_error="replace")
 };
 
 // The number of outputs of a readers.webdataset spec: the number of `ext` entries.

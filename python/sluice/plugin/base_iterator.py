@@ -148,6 +148,13 @@ class BaseIterator:
                 raise RuntimeError("the pipeline produced no data: the dataset is empty, or the last_batch_policy "
                                    "is PARTIAL and the batch size exceeds the shard size") from None
 
+    # --- bad data ------------------------------------------------------------------------------
+    def error_log(self):
+        """The rows replaced after errors (``on_error="replace"``) in the batches this iterator took
+        from its pipelines: each pipeline's ``error_log()`` in pipeline order (records name their
+        operator, source, iteration and row; see ``Pipeline.error_log``). A Sluice extension."""
+        return [rec for p in self._pipes for rec in p.error_log()]
+
     # --- checkpointing -------------------------------------------------------------------------
     def checkpoints(self):
         """One checkpoint per pipeline, as DALI's iterators: pipelines built with ``checkpoint=`` these

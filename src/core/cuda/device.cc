@@ -151,6 +151,9 @@ void RecordEvent(void* e, void* s) {
   SLUICE_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)));
 }
 void EventSynchronize(void* e) { SLUICE_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(e))); }
+void MemcpyAsync(void* dst, const void* src, size_t bytes, void* s) {
+  if (bytes) SLUICE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(s)));
+}
 void StreamWaitEvent(void* s, void* e) {
   SLUICE_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), static_cast<cudaEvent_t>(e), 0));
 }
@@ -206,6 +209,7 @@ void DestroyEvent(void*) noexcept {}
 void RecordEvent(void*, void*) { NoCuda(); }
 void EventSynchronize(void*) { NoCuda(); }
 void StreamWaitEvent(void*, void*) { NoCuda(); }
+void MemcpyAsync(void*, const void*, size_t, void*) { NoCuda(); }
 std::shared_ptr<void> MakeSharedEvent() { NoCuda(); }
 std::shared_ptr<void> RecordFence(int, void*) { NoCuda(); }
 MemoryCounters GetMemoryCounters() { return {}; }

@@ -38,6 +38,9 @@ void EventSynchronize(void* event);
 // `stream` may be any stream of the event's device, the special handles 1 (legacy default stream)
 // and 2 (per-thread default stream) included, as DLPack consumers pass them.
 void StreamWaitEvent(void* stream, void* event);
+// cudaMemcpyAsync(cudaMemcpyDefault) on `stream`: either pointer may be host (pinned or not) or
+// device memory.
+void MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
 // An event (as CreateEvent) owned by a shared_ptr that destroys it; for events whose lifetime
 // follows the batches that refer to them rather than the executor's.
 std::shared_ptr<void> MakeSharedEvent();

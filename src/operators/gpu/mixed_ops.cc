@@ -97,9 +97,6 @@ class MixedImageDecoder : public Operator {
     SLUICE_CUDA_CHECK(cudaEventRecord(event_, ws.stream()));
   }
 
-  std::vector<SampleErrorRecord> error_log() const override { return decoding_.error_log(); }
-  int64_t replaced_samples() const override { return decoding_.replaced_samples(); }
-
  private:
   ImageDecoding decoding_;
   bool contiguous_ = true;

@@ -6,8 +6,6 @@
 namespace sluice {
 namespace {
 
-constexpr size_t kMaxLogEntries = 10000;
-
 // output_type's spellings, in DALIImageType's order (an integer i names kColorNames[i]).
 const std::vector<std::string> kColorNames = {"RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"};
 constexpr kernels::OutputColor kColors[] = {kernels::OutputColor::kRGB, kernels::OutputColor::kBGR,
@@ -36,7 +34,9 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
       .Arg("on_error", ArgType::kString, std::string("raise"),
            "What a sample that cannot be decoded does: \"raise\" stops the pipeline with an error naming the sample; "
            "\"replace\" substitutes another sample of the same batch that decoded (batch sizes stay equal across ranks), "
-           "counts it in the statistics and logs its source and error (Pipeline.error_log()). A batch where nothing decodes is an error.")
+           "replaces the whole row (every pipeline output of that batch index: labels, random numbers, ...) by the row of the next sample of the "
+           "same batch that no operator failed on (batch sizes stay equal across ranks), counts it in the statistics and logs its "
+           "source and error (Pipeline.error_log()). A batch where nothing decodes is an error.")
       .Enum({"raise", "replace"})
       .Arg("decode_size_hint", ArgType::kIntList, std::vector<int64_t>{0, 0},
            "[height, width] the decoded image (or crop window) may be reduced to: JPEGs are then decoded at the smallest DCT scale "
@@ -136,35 +136,15 @@ void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, Tenso
                     samples_[0].error,
                 c);
   }
-  std::lock_guard lk(log_mu_);
   for (int i = 0; i < n; ++i) {
     if (samples_[static_cast<size_t>(i)].error.empty()) continue;
-    // The next sample that decoded, wrapping around: deterministic whatever the thread count.
+    // A stand-in so that the operators after this one can run (the executor replaces the row).
     auto it = std::upper_bound(ok.begin(), ok.end(), i);
     const int r = it == ok.end() ? ok.front() : *it;
     out.ResizeSample(i, out.shape(r), ws.memory());
     std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
-    SampleErrorRecord rec;
-    rec.op = op.name();
-    rec.iteration = ws.iteration();
-    rec.sample = i;
-    rec.source = ws.Input(0).source(i).ToString();
-    rec.error = samples_[static_cast<size_t>(i)].error;
-    rec.replaced_by = r;
-    log_.push_back(std::move(rec));
-    if (log_.size() > kMaxLogEntries) log_.pop_front();
-    ++replaced_;
+    ws.ReportFailedSample(i, ws.Input(0).source(i), samples_[static_cast<size_t>(i)].error);
   }
-}
-
-std::vector<SampleErrorRecord> ImageDecoding::error_log() const {
-  std::lock_guard lk(log_mu_);
-  return {log_.begin(), log_.end()};
-}
-
-int64_t ImageDecoding::replaced_samples() const {
-  std::lock_guard lk(log_mu_);
-  return replaced_;
 }
 
 std::vector<OutputDesc> ImageDecoderOp::Setup(Workspace& ws) {

@@ -4,10 +4,8 @@
 // it into its outputs, the mixed one (operators/gpu/mixed_ops.cc) into pinned host buffers that it
 // then uploads.
 #pragma once
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,13 +44,13 @@ class ImageDecoding {
   explicit ImageDecoding(const Operator& op);
   // Peeks at every sample and plans its decode; returns the output's descriptor.
   OutputDesc Setup(const Operator& op, const Workspace& ws, const ParallelFor& for_each);
-  // Decodes into `out` (host, sized from Setup's descriptor); with on_error="replace", replaces
-  // the samples that failed (resizing them) and logs them.
+  // Decodes into `out` (host, sized from Setup's descriptor); with on_error="replace", fills the
+  // samples that failed with a copy of another sample (resizing them) so that the operators after
+  // it can run, and reports them (Workspace::ReportFailedSample): the executor then replaces the
+  // whole row in every output of the pipeline (pipeline/sample_replacement.h).
   void Run(const Operator& op, const Workspace& ws, TensorList& out, const ParallelFor& for_each);
 
   bool replace_on_error() const { return replace_on_error_; }
-  std::vector<SampleErrorRecord> error_log() const;
-  int64_t replaced_samples() const;
 
  private:
   struct SampleState {
@@ -66,9 +64,6 @@ class ImageDecoding {
   bool replace_on_error_ = false;
   std::unique_ptr<DecodeWindow> window_;
   std::vector<SampleState> samples_;
-  mutable std::mutex log_mu_;
-  std::deque<SampleErrorRecord> log_;
-  int64_t replaced_ = 0;
 };
 
 // The CPU decoders: ImageDecoding into the operator's output.
@@ -77,8 +72,6 @@ class ImageDecoderOp final : public Operator {
   explicit ImageDecoderOp(const OpSpec& spec) : Operator(spec), decoding_(*this) {}
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override;
-  std::vector<SampleErrorRecord> error_log() const override { return decoding_.error_log(); }
-  int64_t replaced_samples() const override { return decoding_.replaced_samples(); }
 
  private:
   ImageDecoding decoding_;

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs a Sluice wheel into a fresh venv in a temporary directory outside the source tree and
+# runs a decode -> resize -> crop_mirror_normalize pipeline on tests/data/images there, plus the
+# installed `sluice` command (ops, wds2idx). Checks that the extension loads nothing from the
+# system beyond the manylinux policy's libraries and no CUDA library.
+#
+#   scripts/smoke_test_wheel.sh dist/sluice-*.whl
+#
+# The venv sees Debian's site packages (numpy) but not the source tree; SMOKE_ISOLATED=1 makes it
+# without --system-site-packages (numpy then comes from PyPI).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+whl=$(realpath "$1")
+work=$(mktemp -d /tmp/sluice-wheel-smoke.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+if [ "${SMOKE_ISOLATED:-0}" = 1 ]; then
+  /usr/bin/python3 -m venv venv
+  venv/bin/pip install -q --disable-pip-version-check "$whl"
+else
+  /usr/bin/python3 -m venv --system-site-packages venv
+  venv/bin/pip install -q --disable-pip-version-check --no-deps "$whl"
+fi
+mkdir -p data/images/a data/images/b
+cp "$root"/tests/data/images/photo_500x375.jpg "$root"/tests/data/images/progressive.jpg data/images/a/
+cp "$root"/tests/data/images/orient_1.jpg "$root"/tests/data/images/gray.png data/images/b/
+
+env -u PYTHONPATH venv/bin/python - <<'PY'
+import os, pathlib, subprocess, sys
+import numpy as np
+import sluice
+from sluice import fn, types
+
+mod = pathlib.Path(sluice._sluice.__file__)
+assert "site-packages" in str(mod), mod
+assert not sluice._sluice.cuda_built, "the CPU wheel must not be built with CUDA"
+assert not any(n.startswith("testing.") for n in sluice._sluice.list_operators())
+out = subprocess.run(["ldd", str(mod)], capture_output=True, text=True, check=True).stdout
+print(out, end="")
+for line in out.splitlines():
+    lib = line.split()[0]
+    assert "cuda" not in lib.lower(), line
+    if "=>" in line and "sluice.libs" not in line:
+        # The manylinux policy's libraries (auditwheel's policy.json "lib_whitelist") that can appear.
+        assert lib.split(".so")[0] in {"libstdc++", "libm", "libgcc_s", "libc", "libpthread", "libdl", "librt",
+                                       "libz", "libexpat", "libgomp"}, f"outside the policy: {line}"
+
+@sluice.pipeline_def(batch_size=2, num_threads=2, device_id=None, seed=1)
+def pipe():
+    jpegs, labels = fn.readers.file(file_root="data/images", name="Reader")
+    images = fn.decoders.image(jpegs, output_type=types.RGB)
+    images = fn.resize(images, resize_shorter=64)
+    images = fn.crop_mirror_normalize(images, crop=(48, 48), mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+                                      std=[0.229 * 255, 0.224 * 255, 0.225 * 255], dtype=types.FLOAT)
+    return images, labels
+
+p = pipe()
+p.build()
+for _ in range(2):
+    images, labels = p.run()
+    arr = np.array(images.as_tensor())
+    assert arr.shape == (2, 3, 48, 48) and arr.dtype == np.float32, (arr.shape, arr.dtype)
+    assert np.isfinite(arr).all()
+print("pipeline ok:", arr.shape, np.array(labels.as_tensor()).ravel().tolist())
+PY
+env -u PYTHONPATH venv/bin/sluice ops | grep -q "^decoders.image "
+env -u PYTHONPATH venv/bin/sluice ops resize | grep -q "nvidia.dali.fn.resize"
+env -u PYTHONPATH venv/bin/python -c "
+import tarfile
+with tarfile.open('s.tar', 'w') as t:
+    t.add('data/images/a/photo_500x375.jpg', arcname='000.jpg')
+"
+env -u PYTHONPATH venv/bin/sluice wds2idx s.tar s.idx --no-progress
+head -c 4 s.idx | grep -q "v1.2"
+echo "smoke test passed: $(basename "$whl") in $work" >&2
