@@ -215,13 +215,9 @@ std::vector<Batch> Executor::TakeNext() {
     out.emplace_back(r.outputs[i], on_gpu ? gpu_->ready_event(r.slot) : nullptr, on_gpu ? gpu_->device() : -1);
   }
   // Logged when the batch is handed out: the log does not depend on how far the stages run ahead.
-  // Copied, not moved: the records were made on the workers' threads, whose malloc arenas also hold
-  // the batches' buffers; kept there for long, small strings pin the heap between freed buffers and
-  // resident memory creeps up until the log is full. The copies come from the consumer's thread.
   for (const FailedSample& f : r.failed) {
     stats_->RecordReplaced(f.node);
-    error_log_.push_back(f.record);
-    if (error_log_.size() > kMaxErrorLog) error_log_.pop_front();
+    error_log_.Add(f.record);
   }
   r.failed.clear();
   queues_->Hold(std::move(r));
@@ -268,7 +264,7 @@ void Executor::Restore(const PipelineCheckpoint& cp) {
 
 std::vector<SampleErrorRecord> Executor::ErrorLog() const {
   std::lock_guard lk(mu_);
-  return {error_log_.begin(), error_log_.end()};
+  return error_log_.Records();
 }
 
 ExecutorStatistics Executor::Statistics() const {

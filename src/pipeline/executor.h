@@ -33,6 +33,7 @@
 #include "operators/operator.h"
 #include "pipeline/checkpoint.h"
 #include "pipeline/checkpoint_log.h"
+#include "pipeline/replaced_row_log.h"
 #include "pipeline/executor_config.h"
 #include "pipeline/executor_stats.h"
 #include "pipeline/gpu_context.h"
@@ -107,7 +108,7 @@ class Executor {
   std::condition_variable consumer_cv_;  // TakeNext waits here (asynchronous mode)
   std::unique_ptr<SlotQueues> queues_;   // guarded by mu_
   std::unique_ptr<CheckpointLog> log_;   // guarded by mu_
-  std::deque<SampleErrorRecord> error_log_;  // guarded by mu_
+  ReplacedRowLog error_log_{kMaxErrorLog};  // guarded by mu_
   // Failures the cpu stage reported, per cpu slot: read by the device stage of the same batch
   // (the slot is its until FreeCpuSlot).
   std::vector<std::vector<FailedSample>> cpu_failed_;
