@@ -1,12 +1,15 @@
 // Reader throughput: readers.file and readers.webdataset vs. a plain single-threaded read() of the
 // same files, and the time to index tar archives by scanning them.
 //
-// Dataset: SLUICE_BENCH_DATA (default /work/sample_data/train, class folders of JPEGs); the
-// WebDataset shards are taken from SLUICE_BENCH_WDS (default: the "wds" folder beside it). Runs
-// from page cache after a warm-up pass. Counters: samples/s (items_per_second) and bytes/s.
+// Dataset: SLUICE_BENCH_DATA (class folders of JPEGs), else $SLUICE_DATA/train, else the checkout's
+// sample_data/train (`make demo` builds it), found by looking upwards from the working directory and
+// from this executable's folder (build/<dir>/...); the WebDataset shards are taken from
+// SLUICE_BENCH_WDS (default: the "wds" folder beside it). Runs from page cache after a warm-up pass.
+// Counters: samples/s (items_per_second) and bytes/s.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -27,17 +30,48 @@
 namespace sluice {
 namespace {
 
+bool IsDir(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string Parent(std::string d) {
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const size_t slash = d.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : d.substr(0, slash);
+}
+
+// sample_data/train in `start` or the nearest folder above it that has one; "" if none.
+std::string FindSampleData(std::string start) {
+  for (int up = 0; up < 8 && !start.empty(); ++up) {
+    if (IsDir(start + "/sample_data/train")) return start + "/sample_data/train";
+    if (start == "/") break;
+    start = Parent(start);
+  }
+  return "";
+}
+
 std::string DataDir() {
-  const char* e = std::getenv("SLUICE_BENCH_DATA");
-  return e ? e : "/work/sample_data/train";
+  static const std::string dir = [] {
+    if (const char* e = std::getenv("SLUICE_BENCH_DATA")) return std::string(e);
+    if (const char* e = std::getenv("SLUICE_DATA")) return std::string(e) + "/train";
+    char buf[4096];
+    if (::getcwd(buf, sizeof buf)) {
+      if (std::string d = FindSampleData(buf); !d.empty()) return d;
+    }
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+      if (std::string d = FindSampleData(Parent(std::string(buf, n))); !d.empty()) return d;
+    }
+    return std::string("sample_data/train");
+  }();
+  return dir;
 }
 
 std::string WdsDir() {
   if (const char* e = std::getenv("SLUICE_BENCH_WDS")) return e;
-  std::string d = DataDir();
-  while (!d.empty() && d.back() == '/') d.pop_back();
-  const size_t slash = d.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : d.substr(0, slash)) + "/wds";
+  return Parent(DataDir()) + "/wds";
 }
 
 std::vector<std::string> Glob(const std::string& pattern) {
@@ -64,7 +98,7 @@ const std::vector<FileLabel>* Files() {
 void BM_PlainRead(benchmark::State& state) {
   const auto* files = Files();
   if (!files) {
-    state.SkipWithError(("no dataset at " + DataDir() + " (set SLUICE_BENCH_DATA)").c_str());
+    state.SkipWithError(("no dataset at " + DataDir() + " (make demo builds sample_data/; or set SLUICE_DATA or SLUICE_BENCH_DATA)").c_str());
     return;
   }
   // range(0) buffers used in turn: 1 = one cache-hot buffer; 64 = a batch's worth of distinct

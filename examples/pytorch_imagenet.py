@@ -4,7 +4,8 @@ pipeline as the input: the classic DALI training pipeline, with only the imports
 
     PYTHONPATH=python .venv/bin/python examples/pytorch_imagenet.py [DATA_DIR] --steps 5
 
-DATA_DIR holds one subfolder of JPEGs per class (default: $SLUICE_DATA or /work/sample_data/train).
+DATA_DIR holds one subfolder of JPEGs per class (default: $SLUICE_DATA/train where SLUICE_DATA is set,
+else sample_data/train in this checkout, which `make demo` builds).
 Under torchrun (or with RANK/WORLD_SIZE set) each process reads its own shard.
 """
 import argparse
@@ -37,7 +38,9 @@ def train_pipeline(data_dir, shard_id, num_shards, crop=224):
 
 
 def main():
-    default_data = os.environ.get("SLUICE_DATA", "/work/sample_data/train")
+    data_root = os.environ.get("SLUICE_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                              "sample_data")
+    default_data = os.path.normpath(os.path.join(data_root, "train"))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", nargs="?", default=default_data)
     parser.add_argument("--batch-size", type=int, default=16)

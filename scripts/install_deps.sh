@@ -8,7 +8,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   python3 python3-dev python3-venv python3-pip python3-numpy python3-pil python3-pytest
-  python3-torch python3-torchvision python3-matplotlib
+  python3-torch python3-torchvision python3-matplotlib python3-opencv
   tar
 )
 

@@ -2,7 +2,7 @@
 # make_sample_data.sh - build Sluice's deterministic ImageNet-like sample dataset.
 #
 # Usage: scripts/make_sample_data.sh [options] DIR      (--help lists the options)
-#   scripts/make_sample_data.sh /work/sample_data             # 10 classes x 200 images
+#   scripts/make_sample_data.sh sample_data                   # 10 classes x 200 images (make demo)
 #   scripts/make_sample_data.sh --small --force /tmp/sluice_small   # 4 x 16, for tests
 #
 # Installs what is missing with apt-get (root or sudo, --no-install-recommends):

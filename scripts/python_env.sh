@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Creates .venv for building and testing Sluice's Python package. Idempotent and quiet.
 #
-# The venv sees Debian's site packages (python3-torch, numpy, pytest come from Debian); only the
-# build tools that Debian 12 lacks (nanobind, scikit-build-core) come from PyPI.
+# The venv sees Debian's site packages (python3-torch, numpy, scipy, pytest come from Debian); only
+# what Debian 12 lacks comes from PyPI: the build tools (nanobind, scikit-build-core) and a CPU JAX
+# for the JAX iterator's tests (jax[cpu] 0.4.38: the last 0.4 release, built for Python 3.11 and
+# numpy >= 1.24). pip is held to the numpy already installed (Debian's 1.24), so installing JAX never
+# replaces the numpy that Debian's torch was built against.
 # Usage: scripts/python_env.sh [VENV_DIR]   (default: .venv in the repository root)
 set -euo pipefail
 
@@ -17,7 +20,12 @@ fi
 missing=()
 "$venv/bin/python" -c "import nanobind" 2>/dev/null || missing+=("nanobind>=2.0")
 "$venv/bin/python" -c "import scikit_build_core" 2>/dev/null || missing+=("scikit-build-core>=0.8")
+# jaxlib pulls in its own CPU backend (no CUDA); ml_dtypes and opt_einsum come with it.
+"$venv/bin/python" -c "import jax" 2>/dev/null || missing+=("jax[cpu]==0.4.38")
 if [ ${#missing[@]} -gt 0 ]; then
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
+  constraints=$(mktemp)
+  trap 'rm -f "$constraints"' EXIT
+  "$venv/bin/python" -c "import numpy; print('numpy==' + numpy.__version__)" > "$constraints" 2>/dev/null || true
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -c "$constraints" "${missing[@]}"
 fi
 echo "$venv"

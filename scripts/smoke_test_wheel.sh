@@ -62,7 +62,7 @@ for _ in range(2):
     arr = np.array(images.as_tensor())
     assert arr.shape == (2, 3, 48, 48) and arr.dtype == np.float32, (arr.shape, arr.dtype)
     assert np.isfinite(arr).all()
-print("pipeline ok:", arr.shape, np.array(labels.as_tensor()).ravel().tolist())
+print("pipeline ok:", arr.shape, np.array(labels.as_tensor()).ravel().tolist(), "numpy", np.__version__, "from", os.path.dirname(np.__file__))
 PY
 env -u PYTHONPATH venv/bin/sluice ops | grep -q "^decoders.image "
 env -u PYTHONPATH venv/bin/sluice ops resize | grep -q "nvidia.dali.fn.resize"

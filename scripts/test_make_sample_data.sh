@@ -7,7 +7,7 @@
 # --jobs 1 and --jobs 2, and checks that the two are byte-identical (fingerprint and every
 # file); that a second run without --force refuses; that missing photo packages give a
 # clear error. It then verifies the small set, and every DATASET_DIR given (e.g. the
-# default set in /work/sample_data), file by file:
+# default set in sample_data/ that make demo builds), file by file:
 #   - manifest.tsv matches the files (bytes, sha256, size, mode, subsampling, progressive),
 #     every JPEG decodes fully with Pillow and with djpeg (libjpeg-turbo) when installed;
 #   - file_list.txt lists every image with its label; the class folders hold nothing else;

@@ -2,6 +2,7 @@
 // derives an independent stream per (iteration, sample), so results do not depend on which thread
 // processes which sample.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -57,6 +58,31 @@ class RandomGenerator {
   }
   bool Bernoulli(double p) { return Uniform01() < p; }
   // Standard normal via Box-Muller (one value per call; deterministic).
+  // Gamma(shape, 1) by Marsaglia and Tsang's method; shape < 1 through Gamma(shape + 1) * U^(1/shape).
+  double Gamma(double shape) {
+    if (shape < 1.0) {
+      const double u = std::max(Uniform01(), 1e-300);
+      return Gamma(shape + 1.0) * std::pow(u, 1.0 / shape);
+    }
+    const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do {
+        x = Normal();
+        v = 1.0 + c * x;
+      } while (v <= 0.0);
+      v = v * v * v;
+      const double u = Uniform01();
+      if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+      if (std::log(std::max(u, 1e-300)) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+    }
+  }
+  // Beta(a, b) = X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
+  double Beta(double a, double b) {
+    const double x = Gamma(a), y = Gamma(b);
+    return x + y > 0 ? x / (x + y) : (Uniform01() < a / (a + b) ? 1.0 : 0.0);
+  }
+
   double Normal() {
     double u1 = Uniform01();
     double u2 = Uniform01();

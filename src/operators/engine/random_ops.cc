@@ -1,4 +1,4 @@
-// random.coin_flip, random.uniform, random.normal: per-sample random values drawn from each
+// random.coin_flip, random.uniform, random.normal, random.beta: per-sample random values drawn from each
 // sample's own stream, so results are identical for any num_threads.
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -96,6 +96,20 @@ class Normal : public RandomOp {
   std::vector<double> mean_, stddev_;
 };
 
+class Beta : public RandomOp {
+ public:
+  explicit Beta(const OpSpec& s) : RandomOp(s, DType::kFloat32) {}
+  void Prepare(Workspace& ws) override {
+    alpha_ = PerSampleArg<double>(ws, "alpha");
+    beta_ = PerSampleArg<double>(ws, "beta");
+  }
+  double Draw(RandomGenerator& rng, int i) override {
+    return rng.Beta(alpha_[static_cast<size_t>(i)], beta_[static_cast<size_t>(i)]);
+  }
+
+ private:
+  std::vector<double> alpha_, beta_;
+};
 
 OpSchema& CommonRandomArgs(OpSchema& s, const char* default_dtype) {
   return s.Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "Shape of each sample; empty: a scalar.")
@@ -136,6 +150,17 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomOperators) {
       .Min(0)
       .Factory("cpu", MakeFactory<Normal>());
   r.Register(std::move(CommonRandomArgs(normal, "float32")));
+
+  OpSchema beta("random.beta");
+  beta.Doc("Beta-distributed random values in [0, 1] (e.g. MixUp's mixing weight: random.beta(alpha=0.2, beta=0.2)).")
+      .Output("values", "The random values.")
+      .Arg("alpha", ArgType::kFloat, 1.0, "The alpha parameter (> 0).", true)
+      .Above(0)
+      .Arg("beta", ArgType::kFloat, 1.0, "The beta parameter (> 0).", true)
+      .Above(0)
+      .Factory("cpu", MakeFactory<Beta>());
+  CommonRandomArgs(beta, "float32");
+  r.Register(std::move(beta.Enum({"float32", "float64"})));
 }
 
 }  // namespace sluice

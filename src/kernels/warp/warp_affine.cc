@@ -1,0 +1,169 @@
+#include "kernels/warp/warp_affine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+
+// Source coordinates beyond this are outside any image; clamping them keeps floor() in range of
+// int64 (and maps NaN to the low end).
+constexpr double kCoordLimit = 1 << 30;
+
+inline double Limit(double v) {
+  if (!(v > -kCoordLimit)) return -kCoordLimit;
+  if (!(v < kCoordLimit)) return kCoordLimit;
+  return v;
+}
+
+template <typename Out>
+inline Out ConvertSat(float v) {
+  if constexpr (std::is_same_v<Out, uint8_t>) {
+    if (!(v > 0.0f)) return 0;  // NaN too
+    if (v >= 255.0f) return 255;
+    return static_cast<uint8_t>(v + 0.5f);  // half away from zero (v > 0)
+  } else {
+    return v;
+  }
+}
+
+template <typename In, typename Out, int kC>
+class Warper {
+ public:
+  Warper(HwcView<const In> in, HwcView<Out> out, const Affine2D& m, const WarpOptions& opt)
+      : in_(in), out_(out), m_(m), opt_(opt), channels_(kC > 0 ? kC : static_cast<int>(in.channels)) {
+    fill_in_ = ConvertSat<In>(opt.fill);
+  }
+
+  void Run() {
+    if (in_.height == 0 || in_.width == 0) return RunEmptyInput();
+    for (int64_t y = 0; y < out_.height; ++y) {
+      const double cy = static_cast<double>(y) + 0.5;
+      const double bx = m_.m[0][1] * cy + m_.m[0][2], by = m_.m[1][1] * cy + m_.m[1][2];
+      Out* row = out_.data + y * out_.width * channels_;
+      if (opt_.interp == WarpInterp::kNearest) RowNearest(row, bx, by);
+      else RowLinear(row, bx, by);
+    }
+  }
+
+ private:
+  int C() const { return kC > 0 ? kC : channels_; }
+
+  const In* Pixel(int64_t x, int64_t y) const { return in_.data + (y * in_.width + x) * C(); }
+
+  // An empty input has no pixel to clamp to: every output pixel is the fill (0 when clamping).
+  void RunEmptyInput() {
+    const Out v = opt_.clamp ? Out{} : ConvertSat<Out>(static_cast<float>(fill_in_));
+    std::fill(out_.data, out_.data + out_.height * out_.width * C(), v);
+  }
+
+  void RowNearest(Out* row, double bx, double by) const {
+    const int c_n = C();
+    for (int64_t x = 0; x < out_.width; ++x, row += c_n) {
+      const double cx = static_cast<double>(x) + 0.5;
+      auto ix = static_cast<int64_t>(std::floor(Limit(m_.m[0][0] * cx + bx)));
+      auto iy = static_cast<int64_t>(std::floor(Limit(m_.m[1][0] * cx + by)));
+      if (ix < 0 || iy < 0 || ix >= in_.width || iy >= in_.height) {
+        if (!opt_.clamp) {
+          const Out v = ConvertSat<Out>(static_cast<float>(fill_in_));
+          for (int c = 0; c < c_n; ++c) row[c] = v;
+          continue;
+        }
+        ix = std::clamp<int64_t>(ix, 0, in_.width - 1);
+        iy = std::clamp<int64_t>(iy, 0, in_.height - 1);
+      }
+      const In* p = Pixel(ix, iy);
+      for (int c = 0; c < c_n; ++c) row[c] = ConvertSat<Out>(static_cast<float>(p[c]));
+    }
+  }
+
+  // The pixel at (x, y), or nullptr for the fill value (outside the image, not clamping).
+  const In* Tap(int64_t x, int64_t y) const {
+    if (x < 0 || y < 0 || x >= in_.width || y >= in_.height) {
+      if (!opt_.clamp) return nullptr;
+      x = std::clamp<int64_t>(x, 0, in_.width - 1);
+      y = std::clamp<int64_t>(y, 0, in_.height - 1);
+    }
+    return Pixel(x, y);
+  }
+
+  void RowLinear(Out* row, double bx, double by) const {
+    const int c_n = C();
+    for (int64_t x = 0; x < out_.width; ++x, row += c_n) {
+      const double cx = static_cast<double>(x) + 0.5;
+      const double fx = Limit(m_.m[0][0] * cx + bx) - 0.5, fy = Limit(m_.m[1][0] * cx + by) - 0.5;
+      const double flx = std::floor(fx), fly = std::floor(fy);
+      const auto x0 = static_cast<int64_t>(flx), y0 = static_cast<int64_t>(fly);
+      const auto qx = static_cast<float>(fx - flx), qy = static_cast<float>(fy - fly);
+      const float px = 1.0f - qx;
+      const In *p00, *p01, *p10, *p11;
+      if (x0 >= 0 && y0 >= 0 && x0 + 1 < in_.width && y0 + 1 < in_.height) {
+        p00 = Pixel(x0, y0);
+        p01 = p00 + c_n;
+        p10 = p00 + in_.width * c_n;
+        p11 = p10 + c_n;
+      } else {
+        p00 = Tap(x0, y0);
+        p01 = Tap(x0 + 1, y0);
+        p10 = Tap(x0, y0 + 1);
+        p11 = Tap(x0 + 1, y0 + 1);
+        if (!p00 && !p01 && !p10 && !p11) {
+          const Out v = ConvertSat<Out>(static_cast<float>(fill_in_));
+          for (int c = 0; c < c_n; ++c) row[c] = v;
+          continue;
+        }
+      }
+      const auto f = static_cast<float>(fill_in_);
+      for (int c = 0; c < c_n; ++c) {
+        const float s00 = p00 ? static_cast<float>(p00[c]) : f, s01 = p01 ? static_cast<float>(p01[c]) : f;
+        const float s10 = p10 ? static_cast<float>(p10[c]) : f, s11 = p11 ? static_cast<float>(p11[c]) : f;
+        const float s0 = s00 * px + s01 * qx;
+        const float s1 = s10 * px + s11 * qx;
+        row[c] = ConvertSat<Out>(s0 + (s1 - s0) * qy);
+      }
+    }
+  }
+
+  HwcView<const In> in_;
+  HwcView<Out> out_;
+  Affine2D m_;
+  WarpOptions opt_;
+  int channels_;
+  In fill_in_{};
+};
+
+template <typename In, typename Out>
+void Dispatch(HwcView<const In> in, HwcView<Out> out, const Affine2D& m, const WarpOptions& opt) {
+  if (in.channels != out.channels)
+    throw Error("warp_affine kernel: input has " + std::to_string(in.channels) + " channels, output " +
+                std::to_string(out.channels));
+  if (in.height < 0 || in.width < 0 || out.height < 0 || out.width < 0 || in.channels < 1)
+    throw Error("warp_affine kernel: invalid image extents");
+  switch (in.channels) {
+    case 1: return Warper<In, Out, 1>(in, out, m, opt).Run();
+    case 3: return Warper<In, Out, 3>(in, out, m, opt).Run();
+    case 4: return Warper<In, Out, 4>(in, out, m, opt).Run();
+    default: return Warper<In, Out, 0>(in, out, m, opt).Run();
+  }
+}
+
+}  // namespace
+
+void WarpAffine(HwcView<const uint8_t> in, HwcView<uint8_t> out, const Affine2D& m, const WarpOptions& opt) {
+  Dispatch(in, out, m, opt);
+}
+void WarpAffine(HwcView<const uint8_t> in, HwcView<float> out, const Affine2D& m, const WarpOptions& opt) {
+  Dispatch(in, out, m, opt);
+}
+void WarpAffine(HwcView<const float> in, HwcView<float> out, const Affine2D& m, const WarpOptions& opt) {
+  Dispatch(in, out, m, opt);
+}
+void WarpAffine(HwcView<const float> in, HwcView<uint8_t> out, const Affine2D& m, const WarpOptions& opt) {
+  Dispatch(in, out, m, opt);
+}
+
+}  // namespace sluice::kernels

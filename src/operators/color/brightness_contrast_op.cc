@@ -1,0 +1,116 @@
+// brightness_contrast, brightness, contrast: DALI's affine intensity adjustment
+// (dali/operators/image/color/brightness_contrast.h):
+//   out = brightness_shift * output_range + brightness * (contrast_center + contrast * (in - contrast_center))
+// output_range: the output type's maximum for integers, 1 for floats; contrast_center, when not
+// given: half of the input type's positive range (128 for uint8, 0.5 for float). Every argument
+// may be given per sample. Element-wise, so any number of channels.
+#include <cmath>
+
+#include "kernels/color/color_adjust.h"
+#include "operators/operator.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+const std::vector<std::string> kTypes = {"uint8", "int16", "int32", "float32"};
+
+// DALI takes channel-last images only ('HWC'; Sluice has no sequence or volumetric layouts).
+void RequireChannelLast(const TensorList& in) {
+  const std::string& layout = in.layout();
+  if (!layout.empty() && layout != "HWC")
+    throw Error("expected HWC images (channels last), got layout '" + layout + "'");
+  for (int i = 0; i < in.num_samples(); ++i)
+    if (in.shape(i).ndim() != 3)
+      throw Error("expected HWC images, sample " + std::to_string(i) + " has shape " + in.shape(i).ToString());
+}
+
+class BrightnessContrastOp : public Operator {
+ public:
+  explicit BrightnessContrastOp(const OpSpec& spec) : Operator(spec) {}
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    const TensorList& in = ws.Input(0);
+    RequireChannelLast(in);
+    in_type_ = in.dtype();
+    if (!kernels::ColorKernelSupports(in_type_) || in_type_ == DType::kFloat16)
+      throw Error("input type " + std::string(ToString(in_type_)) + " is not supported (uint8, int16, int32 or float32)");
+    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in_type_;
+    const int n = ws.batch_size();
+    auto arg = [&](const char* name, float neutral) {
+      return schema_->FindArg(name) ? PerSampleArg<float>(ws, name) : std::vector<float>(static_cast<size_t>(n), neutral);
+    };
+    const auto brightness = arg("brightness", 1.0f), shift = arg("brightness_shift", 0.0f), contrast = arg("contrast", 1.0f);
+    const bool has_center = schema_->FindArg("contrast_center") && HasArg("contrast_center");
+    const std::vector<float> center = has_center ? PerSampleArg<float>(ws, "contrast_center")
+                                                 : std::vector<float>(static_cast<size_t>(n), static_cast<float>(kernels::ColorHalfRange(in_type_)));
+    coeffs_.resize(static_cast<size_t>(n));
+    for (size_t i = 0; i < coeffs_.size(); ++i) {
+      for (auto [name, v] : {std::pair{"brightness", brightness[i]}, std::pair{"brightness_shift", shift[i]},
+                             std::pair{"contrast", contrast[i]}, std::pair{"contrast_center", center[i]}})
+        if (!std::isfinite(v)) ThrowPerSample(name, static_cast<int>(i), "expected a finite number, got " + std::to_string(v));
+      coeffs_[i] = kernels::BrightnessContrastCoeffs(brightness[i], shift[i], contrast[i], center[i], out_type_);
+    }
+    return {OutputDesc{in.shapes(), out_type_, in.layout().empty() ? "HWC" : in.layout(), in.is_contiguous()}};
+  }
+
+  void RunSample(Workspace& ws, int i, int) override {
+    const TensorList& in = ws.Input(0);
+    kernels::ColorAffine(in.raw_sample(i), in_type_, ws.Output(0).raw_mutable_sample(i), out_type_,
+                         static_cast<size_t>(in.shape(i).num_elements()), coeffs_[static_cast<size_t>(i)]);
+  }
+
+ private:
+  DType in_type_ = DType::kUInt8, out_type_ = DType::kUInt8;
+  std::vector<kernels::AffineCoeffs> coeffs_;
+};
+
+OpSchema& AddBrightness(OpSchema& s) {
+  return s.Arg("brightness", ArgType::kFloat, 1.0, "Brightness multiplier (per sample allowed).", true)
+      .Arg("brightness_shift", ArgType::kFloat, 0.0,
+           "Brightness shift, in units of the output range (1.0: the maximum of an integer output type, 1 for float).",
+           true);
+}
+
+OpSchema& AddContrast(OpSchema& s) {
+  return s.Arg("contrast", ArgType::kFloat, 1.0, "Contrast multiplier; 0 gives a uniform grey (per sample allowed).", true)
+      .Arg("contrast_center", ArgType::kFloat, 0.5,
+           "The intensity that contrast leaves unchanged, in input units. Not given: half of the input type's "
+           "positive range (128 for uint8, 0.5 for float).",
+           true);
+}
+
+OpSchema& AddCommon(OpSchema& s) {
+  return s.Input("images", "HWC images: uint8, int16, int32 or float32.",
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32})
+      .Output("output", "The adjusted images, same shape.")
+      .Arg("dtype", ArgType::kDType, std::string("uint8"),
+           "Output type: uint8, int16, int32 or float32 (default: the input's). Integer results are rounded and "
+           "saturated.")
+      .Enum(kTypes)
+      .Factory("cpu", MakeFactory<BrightnessContrastOp>());
+}
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterBrightnessContrast) {
+  OpSchema bc("brightness_contrast");
+  bc.Doc("Adjusts brightness and contrast: out = brightness_shift * output_range + brightness * (contrast_center + "
+         "contrast * (in - contrast_center)); output_range is 1 for float outputs, the type's maximum for integers.");
+  AddBrightness(bc);
+  AddContrast(bc);
+  r.Register(std::move(AddCommon(bc)));
+
+  OpSchema b("brightness");
+  b.Doc("Adjusts brightness: out = brightness_shift * output_range + brightness * in; output_range is 1 for float "
+        "outputs, the type's maximum for integers.");
+  AddBrightness(b);
+  r.Register(std::move(AddCommon(b)));
+
+  OpSchema c("contrast");
+  c.Doc("Adjusts contrast: out = contrast_center + contrast * (in - contrast_center).");
+  AddContrast(c);
+  r.Register(std::move(AddCommon(c)));
+}
+
+}  // namespace sluice

@@ -1,0 +1,126 @@
+// hsv, hue, saturation, color_twist: DALI's linear approximation of HSV adjustments
+// (dali/operators/image/color/color_twist.h, ColorTwistBase): every pixel is multiplied by
+//   brightness * contrast * inverse(Rgb2Yiq) * Hue(hue) * Sat(saturation) * value * Rgb2Yiq
+// and offset by (half_range - half_range * contrast) * brightness, where half_range is 0.5 for
+// float inputs and 128 for integer ones (kernels/color/color_adjust.h has the matrices). RGB HWC
+// images of 3 channels; every argument may be given per sample.
+#include <cmath>
+
+#include "kernels/color/color_adjust.h"
+#include "operators/operator.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+const std::vector<std::string> kTypes = {"uint8", "int16", "int32", "float32", "float16"};
+
+class ColorTwistOp : public Operator {
+ public:
+  explicit ColorTwistOp(const OpSpec& spec) : Operator(spec) {}
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    const TensorList& in = ws.Input(0);
+    const std::string& layout = in.layout();
+    if (!layout.empty() && layout != "HWC")
+      throw Error("expected HWC images (channels last), got layout '" + layout + "'");
+    for (int i = 0; i < in.num_samples(); ++i) {
+      const TensorShape& s = in.shape(i);
+      if (s.ndim() != 3 || s[2] != 3)
+        throw Error("expected HWC images with 3 (RGB) channels, sample " + std::to_string(i) + " has shape " +
+                    s.ToString());
+    }
+    in_type_ = in.dtype();
+    if (!kernels::ColorKernelSupports(in_type_))
+      throw Error("input type " + std::string(ToString(in_type_)) +
+                  " is not supported (uint8, int16, int32, float16 or float32)");
+    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in_type_;
+    const int n = ws.batch_size();
+    auto arg = [&](const char* name, float neutral) {
+      std::vector<float> v = schema_->FindArg(name) ? PerSampleArg<float>(ws, name)
+                                                    : std::vector<float>(static_cast<size_t>(n), neutral);
+      for (size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i])) ThrowPerSample(name, static_cast<int>(i), "expected a finite number, got " + std::to_string(v[i]));
+      return v;
+    };
+    const auto hue = arg("hue", 0), sat = arg("saturation", 1), value = arg("value", 1);
+    const auto brightness = arg("brightness", 1), contrast = arg("contrast", 1);
+    const double half_range = IsFloating(in_type_) ? 0.5 : 128.0;
+    transforms_.resize(static_cast<size_t>(n));
+    for (size_t i = 0; i < transforms_.size(); ++i)
+      transforms_[i] = kernels::ColorTwistTransform(hue[i], sat[i], value[i], brightness[i], contrast[i], half_range);
+    return {OutputDesc{in.shapes(), out_type_, "HWC", in.is_contiguous()}};
+  }
+
+  void RunSample(Workspace& ws, int i, int) override {
+    const TensorList& in = ws.Input(0);
+    kernels::ColorMatrix3(in.raw_sample(i), in_type_, ws.Output(0).raw_mutable_sample(i), out_type_,
+                          static_cast<size_t>(in.shape(i).num_elements() / 3), transforms_[static_cast<size_t>(i)]);
+  }
+
+ private:
+  DType in_type_ = DType::kUInt8, out_type_ = DType::kUInt8;
+  std::vector<kernels::ColorTransform> transforms_;
+};
+
+OpSchema& Hue(OpSchema& s) {
+  return s.Arg("hue", ArgType::kFloat, 0.0, "Hue change, in degrees (additive; wraps around like a rotation).", true);
+}
+OpSchema& Saturation(OpSchema& s, bool non_negative) {
+  s.Arg("saturation", ArgType::kFloat, 1.0, "Saturation multiplier: 0 gives a grey image, 1 no change.", true);
+  return non_negative ? s.Min(0) : s;
+}
+OpSchema& ImageType(OpSchema& s) {
+  // DALI's ColorTransformBase argument: declared, not used by DALI's kernels. Only RGB makes sense.
+  return s.Arg("image_type", ArgType::kString, std::string("RGB"), "Colour space of the input and output: RGB only.")
+      .Enum({"RGB"}, true);
+}
+OpSchema& Common(OpSchema& s) {
+  return s.Input("images", "RGB HWC images: uint8, int16, int32, float16 or float32.",
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16, DType::kFloat32})
+      .Output("output", "The adjusted images, same shape.")
+      .Arg("dtype", ArgType::kDType, std::string("uint8"),
+           "Output type: uint8, int16, int32, float16 or float32 (default: the input's). Integer results are rounded "
+           "and saturated.")
+      .Enum(kTypes)
+      .Factory("cpu", MakeFactory<ColorTwistOp>());
+}
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterColorTwist) {
+  OpSchema hsv("hsv");
+  hsv.Doc("Adjusts hue (additive, degrees), saturation and value (multipliers) of RGB images, approximated by a "
+          "linear transform in RGB as DALI does: the colour is rotated about the grey axis in YIQ and scaled.");
+  Hue(hsv);
+  Saturation(hsv, false);
+  hsv.Arg("value", ArgType::kFloat, 1.0, "Value (brightness) multiplier.", true);
+  r.Register(std::move(Common(hsv)));
+
+  OpSchema hue("hue");
+  hue.Doc("Changes the hue of RGB images by `hue` degrees (a rotation about the grey axis in YIQ, as DALI).");
+  Hue(hue);
+  ImageType(hue);
+  r.Register(std::move(Common(hue)));
+
+  OpSchema sat("saturation");
+  sat.Doc("Changes the saturation of RGB images (a scaling of YIQ's chroma, as DALI).");
+  Saturation(sat, true);
+  ImageType(sat);
+  r.Register(std::move(Common(sat)));
+
+  OpSchema twist("color_twist");
+  twist.Doc("Adjusts hue, saturation, contrast and brightness of RGB images in one linear transform, as DALI: "
+            "out = brightness * (contrast * M(hue, saturation) * in + (1 - contrast) * half_range), half_range 0.5 "
+            "for float inputs and 128 for integer ones.");
+  Hue(twist);
+  Saturation(twist, true);
+  twist.Arg("contrast", ArgType::kFloat, 1.0, "Contrast multiplier: 0 gives a uniform grey, 1 no change.", true)
+      .Min(0)
+      .Arg("brightness", ArgType::kFloat, 1.0, "Brightness multiplier: 0 gives black, 1 no change.", true)
+      .Min(0);
+  ImageType(twist);
+  r.Register(std::move(Common(twist)));
+}
+
+}  // namespace sluice

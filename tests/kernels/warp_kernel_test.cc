@@ -1,0 +1,281 @@
+// The affine warp kernel and the affine-transform helpers: DALI's pixel-centre convention against
+// a scalar reference written here, and against OpenCV's warpAffine (python3-opencv, run at test
+// time) on a real photograph; DALI's rotate canvas size and matrices.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "kernels/warp/affine_transform.h"
+#include "kernels/warp/warp_affine.h"
+#include "kernels_test_util.h"
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+
+using testing::Image;
+
+Image Noise(int h, int w, int c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Image img{h, w, c, std::vector<uint8_t>(size_t(h) * w * c)};
+  for (auto& v : img.data) v = static_cast<uint8_t>(rng() & 0xff);
+  return img;
+}
+
+// A straightforward reference: the sample position of output pixel (x, y) is M (x + 1/2, y + 1/2);
+// nearest takes the pixel containing it, linear weighs the four pixel centres around it (in double).
+std::vector<double> Reference(const Image& in, int out_h, int out_w, const Affine2D& m, WarpInterp interp, bool clamp,
+                              double fill) {
+  std::vector<double> out(size_t(out_h) * out_w * in.c);
+  auto px = [&](long x, long y, int c) -> double {
+    if (x < 0 || y < 0 || x >= in.w || y >= in.h) {
+      if (!clamp) return fill;
+      x = std::clamp<long>(x, 0, in.w - 1);
+      y = std::clamp<long>(y, 0, in.h - 1);
+    }
+    return in.at(static_cast<int>(y), static_cast<int>(x), c);
+  };
+  for (int y = 0; y < out_h; ++y)
+    for (int x = 0; x < out_w; ++x) {
+      const double sx = m.X(x + 0.5, y + 0.5), sy = m.Y(x + 0.5, y + 0.5);
+      for (int c = 0; c < in.c; ++c) {
+        double v;
+        if (interp == WarpInterp::kNearest) {
+          v = px(static_cast<long>(std::floor(sx)), static_cast<long>(std::floor(sy)), c);
+        } else {
+          const double fx = sx - 0.5, fy = sy - 0.5;
+          const long x0 = static_cast<long>(std::floor(fx)), y0 = static_cast<long>(std::floor(fy));
+          const double ax = fx - x0, ay = fy - y0;
+          v = (1 - ax) * (1 - ay) * px(x0, y0, c) + ax * (1 - ay) * px(x0 + 1, y0, c) + (1 - ax) * ay * px(x0, y0 + 1, c) +
+              ax * ay * px(x0 + 1, y0 + 1, c);
+        }
+        out[(size_t(y) * out_w + x) * in.c + c] = v;
+      }
+    }
+  return out;
+}
+
+std::vector<uint8_t> Warp(const Image& in, int out_h, int out_w, const Affine2D& m, WarpOptions opt) {
+  std::vector<uint8_t> out(size_t(out_h) * out_w * in.c);
+  WarpAffine(HwcView<const uint8_t>{in.data.data(), in.h, in.w, in.c}, HwcView<uint8_t>{out.data(), out_h, out_w, in.c},
+             m, opt);
+  return out;
+}
+
+Affine2D About(const Affine2D& a, const Image& img) { return AboutCenter(a, img.w / 2.0, img.h / 2.0); }
+
+TEST(WarpAffineKernel, IdentityCopiesExactly) {
+  for (int c : {1, 3, 4, 5})
+    for (auto interp : {WarpInterp::kNearest, WarpInterp::kLinear}) {
+      const Image img = Noise(13, 17, c, static_cast<uint32_t>(c));
+      EXPECT_EQ(Warp(img, 13, 17, Affine2D{}, {interp, false, 0}), img.data) << c;
+      EXPECT_EQ(Warp(img, 13, 17, Affine2D{}, {interp, true, 0}), img.data) << c;
+    }
+}
+
+TEST(WarpAffineKernel, MatchesTheScalarReference) {
+  const Image img = Noise(37, 53, 3, 11);
+  const std::vector<Affine2D> maps = {About(Rotation(17), img), About(Rotation(-123.5), img), About(Scaling(0.7, 1.6), img),
+                                      About(Shear(0.3, -0.2), img), Compose(Translation(-5.25, 3.5), About(Rotation(40), img))};
+  for (const auto& m : maps)
+    for (bool clamp : {false, true})
+      for (auto interp : {WarpInterp::kNearest, WarpInterp::kLinear}) {
+        const auto got = Warp(img, 41, 47, m, {interp, clamp, 77.0f});
+        const auto ref = Reference(img, 41, 47, m, interp, clamp, 77.0);
+        int worst = 0;
+        for (size_t k = 0; k < got.size(); ++k)
+          worst = std::max(worst, static_cast<int>(std::abs(got[k] - std::nearbyint(ref[k]))));
+        EXPECT_LE(worst, interp == WarpInterp::kNearest ? 0 : 1) << "clamp " << clamp;
+      }
+}
+
+TEST(WarpAffineKernel, BorderFillAndClamp) {
+  const Image img = Noise(4, 5, 2, 3);
+  // Everything maps far to the right: the fill, or the last column when clamping.
+  const Affine2D far = Translation(1000, 0);
+  for (auto interp : {WarpInterp::kNearest, WarpInterp::kLinear}) {
+    for (uint8_t v : Warp(img, 3, 3, far, {interp, false, 300.0f})) EXPECT_EQ(v, 255);  // saturated
+    const auto clamped = Warp(img, 4, 2, far, {interp, true, 0});
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 2; ++x)
+        for (int c = 0; c < 2; ++c) EXPECT_EQ(clamped[(size_t(y) * 2 + x) * 2 + c], img.at(y, 4, c));
+  }
+  // Half a pixel off the left edge, linear blends the edge pixel and the fill equally.
+  const auto half = Warp(img, 4, 5, Translation(-0.5, 0), {WarpInterp::kLinear, false, 100});
+  for (int y = 0; y < 4; ++y) EXPECT_NEAR(half[size_t(y) * 10], (img.at(y, 0, 0) + 100) / 2.0, 0.51);
+  // An empty source gives the fill.
+  std::vector<uint8_t> out(6, 1);
+  WarpAffine(HwcView<const uint8_t>{nullptr, 0, 0, 1}, HwcView<uint8_t>{out.data(), 2, 3, 1}, Affine2D{}, {WarpInterp::kLinear, false, 9});
+  for (uint8_t v : out) EXPECT_EQ(v, 9);
+}
+
+TEST(WarpAffineKernel, FloatTypes) {
+  const Image img = Noise(9, 11, 3, 5);
+  std::vector<float> fin(img.data.begin(), img.data.end());
+  const Affine2D m = About(Rotation(33), img);
+  const auto ref = Reference(img, 10, 12, m, WarpInterp::kLinear, false, 0.25);
+  std::vector<float> fout(ref.size());
+  WarpAffine(HwcView<const float>{fin.data(), 9, 11, 3}, HwcView<float>{fout.data(), 10, 12, 3}, m, {WarpInterp::kLinear, false, 0.25f});
+  for (size_t k = 0; k < ref.size(); ++k) ASSERT_NEAR(fout[k], ref[k], 1e-3) << k;
+  // uint8 -> float keeps fractions; the fill is converted to the input type first (0.25 -> 0).
+  const auto ref0 = Reference(img, 10, 12, m, WarpInterp::kLinear, false, 0.0);
+  WarpAffine(HwcView<const uint8_t>{img.data.data(), 9, 11, 3}, HwcView<float>{fout.data(), 10, 12, 3}, m, {WarpInterp::kLinear, false, 0.25f});
+  for (size_t k = 0; k < ref.size(); ++k) ASSERT_NEAR(fout[k], ref0[k], 1e-3) << k;
+  // float -> uint8 rounds.
+  std::vector<uint8_t> u8(ref.size());
+  WarpAffine(HwcView<const float>{fin.data(), 9, 11, 3}, HwcView<uint8_t>{u8.data(), 10, 12, 3}, m, {WarpInterp::kLinear, false, 0.25f});
+  for (size_t k = 0; k < ref.size(); ++k) ASSERT_LE(std::abs(u8[k] - std::round(ref[k])), 1) << k;
+}
+
+TEST(WarpAffineKernel, ChannelMismatchThrows) {
+  std::vector<uint8_t> a(12), b(12);
+  EXPECT_THROW(WarpAffine(HwcView<const uint8_t>{a.data(), 2, 2, 3}, HwcView<uint8_t>{b.data(), 3, 2, 2}, Affine2D{}, {}), Error);
+}
+
+// ---- OpenCV ----
+
+std::string TempDir() {
+  auto d = std::filesystem::temp_directory_path() / ("sluice_warp_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+// cv2.warpAffine of `img` with DALI's matrix `m` translated to OpenCV's integer-centre convention.
+std::vector<uint8_t> OpenCvWarp(const Image& img, int out_h, int out_w, const Affine2D& m, bool nearest, int fill) {
+  const std::string dir = TempDir();
+  std::ofstream(dir + "/in.raw", std::ios::binary).write(reinterpret_cast<const char*>(img.data.data()), std::streamsize(img.data.size()));
+  std::ostringstream mat;
+  mat.precision(17);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) mat << m.m[r][c] << (r == 1 && c == 2 ? "" : ",");
+  std::ofstream(dir + "/ref.py") << R"(import sys, numpy as np, cv2
+d, h, w, c, oh, ow, nearest, fill = sys.argv[1], *map(int, sys.argv[2:9])
+m = np.array([float(v) for v in sys.argv[9].split(',')]).reshape(2, 3)
+# DALI samples M (x + 1/2, y + 1/2) - 1/2 in OpenCV's integer-centred coordinates.
+a = m.copy(); a[:, 2] = m[:, :2] @ [0.5, 0.5] + m[:, 2] - 0.5
+img = np.fromfile(d + '/in.raw', np.uint8).reshape(h, w, c)
+flags = (cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR) | cv2.WARP_INVERSE_MAP
+out = cv2.warpAffine(img, a, (ow, oh), flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=(fill,) * 4)
+out.reshape(oh, ow, c).tofile(d + '/out.raw')
+)";
+  std::ostringstream cmd;
+  cmd << "/usr/bin/python3 " << dir << "/ref.py " << dir << " " << img.h << " " << img.w << " " << img.c << " " << out_h << " "
+      << out_w << " " << nearest << " " << fill << " " << mat.str();
+  if (std::system(cmd.str().c_str()) != 0) return {};
+  auto out = testing::ReadFile(dir + "/out.raw");
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+bool HaveOpenCv() { return std::system("/usr/bin/python3 -c 'import cv2' 2>/dev/null") == 0; }
+
+TEST(WarpAffineKernel, MatchesOpenCvOnAPhoto) {
+  if (!HaveOpenCv()) GTEST_SKIP() << "python3-opencv is not installed (apt-get install python3-opencv)";
+  const Image img = testing::Decode(testing::ReadImage("photo_500x375.jpg"));
+  const std::vector<std::pair<const char*, Affine2D>> maps = {
+      {"rotate 30", About(Rotation(30), img)},
+      {"rotate -77 + shift", Compose(Translation(12.5, -7.25), About(Rotation(-77), img))},
+      {"scale + shear", About(Compose(Scaling(1.3, 0.8), Shear(0.2, -0.1)), img)},
+  };
+  for (const auto& [what, m] : maps) {
+    const auto lin = Warp(img, 360, 520, m, {WarpInterp::kLinear, false, 0});
+    const auto cv_lin = OpenCvWarp(img, 360, 520, m, false, 0);
+    ASSERT_EQ(cv_lin.size(), lin.size()) << what;
+    EXPECT_GE(testing::Psnr(lin, cv_lin), 40.0) << what;
+    EXPECT_LE(testing::MaxAbsDiff(lin, cv_lin), 8) << what;
+
+    // Nearest: identical wherever the sample position is not within OpenCV's fixed-point step
+    // (1/1024 pixel) of a pixel edge, and away from the image border.
+    const auto nn = Warp(img, 360, 520, m, {WarpInterp::kNearest, false, 0});
+    const auto cv_nn = OpenCvWarp(img, 360, 520, m, true, 0);
+    ASSERT_EQ(cv_nn.size(), nn.size()) << what;
+    int compared = 0, differ = 0;
+    for (int y = 0; y < 360; ++y)
+      for (int x = 0; x < 520; ++x) {
+        const double sx = m.X(x + 0.5, y + 0.5), sy = m.Y(x + 0.5, y + 0.5);
+        auto near_edge = [](double v) { return std::abs(v - std::round(v)) < 2.0 / 1024; };
+        if (sx < 1 || sy < 1 || sx > img.w - 1 || sy > img.h - 1 || near_edge(sx) || near_edge(sy)) continue;
+        ++compared;
+        for (int c = 0; c < 3; ++c) differ += nn[(size_t(y) * 520 + x) * 3 + c] != cv_nn[(size_t(y) * 520 + x) * 3 + c];
+      }
+    EXPECT_GT(compared, 50000) << what;
+    EXPECT_EQ(differ, 0) << what;
+  }
+}
+
+// ---- affine transform helpers ----
+
+void ExpectNear(const Affine2D& a, const Affine2D& b, double tol = 1e-9) {
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(a.m[r][c], b.m[r][c], tol) << r << "," << c;
+}
+
+TEST(AffineTransform, ComposeInvertAndBuilders) {
+  const Affine2D a = Compose(Translation(3, -2), Compose(Rotation(30), Shear(0.5, 0.1)));
+  Affine2D inv;
+  ASSERT_TRUE(Invert(a, &inv));
+  ExpectNear(Compose(a, inv), Affine2D{});
+  ExpectNear(Compose(inv, a), Affine2D{});
+  EXPECT_FALSE(Invert(Scaling(0, 1), &inv));
+  // Compose(a, b) applies b first.
+  const Affine2D t = Compose(Translation(10, 0), Scaling(2, 2));
+  EXPECT_DOUBLE_EQ(t.X(1, 1), 12);
+  // DALI's rotation2D: [[cos, -sin], [sin, cos]]; about a centre the centre stays fixed.
+  const Affine2D r = Rotation(90);
+  EXPECT_NEAR(r.X(1, 0), 0, 1e-12);
+  EXPECT_NEAR(r.Y(1, 0), 1, 1e-12);
+  const Affine2D rc = AboutCenter(Rotation(37), 5, 7);
+  EXPECT_NEAR(rc.X(5, 7), 5, 1e-12);
+  EXPECT_NEAR(rc.Y(5, 7), 7, 1e-12);
+  // DALI's scale with centre: translation = center * (1 - scale).
+  const Affine2D sc = AboutCenter(Scaling(3, 0.5), 4, 10);
+  EXPECT_DOUBLE_EQ(sc.m[0][2], 4 * (1 - 3.0));
+  EXPECT_DOUBLE_EQ(sc.m[1][2], 10 * (1 - 0.5));
+  // crop: from box -> to box; absolute orders the bounds.
+  const Affine2D cr = CropTransform({10, 20}, {30, 60}, {0, 0}, {1, 1}, false);
+  EXPECT_DOUBLE_EQ(cr.X(10, 20), 0);
+  EXPECT_DOUBLE_EQ(cr.Y(10, 60), 1);
+  ExpectNear(CropTransform({30, 20}, {10, 60}, {0, 0}, {1, 1}, true), cr);
+  // Row-major round trip.
+  float v[6];
+  a.ToRowMajor(v);
+  ExpectNear(Affine2D::FromRowMajor(v), a, 1e-6);
+}
+
+TEST(AffineTransform, RotatedCanvasSizeFollowsDali) {
+  EXPECT_EQ(RotatedCanvasSize(60, 100, 90), (std::array<int64_t, 2>{100, 60}));
+  EXPECT_EQ(RotatedCanvasSize(60, 100, 180), (std::array<int64_t, 2>{60, 100}));
+  EXPECT_EQ(RotatedCanvasSize(60, 100, 0), (std::array<int64_t, 2>{60, 100}));
+  // 45 degrees of a 100x100 square: ceil(141.42 - 0.01) = 142, even like the input.
+  EXPECT_EQ(RotatedCanvasSize(100, 100, 45), (std::array<int64_t, 2>{142, 142}));
+  // 101x101: 142.84 -> 143, odd like the input.
+  EXPECT_EQ(RotatedCanvasSize(101, 101, 45), (std::array<int64_t, 2>{143, 143}));
+  // 10 degrees of 375x500: w = 500 cos + 375 sin = 557.5 -> 558 (even, as 500);
+  // h = 375 cos + 500 sin = 456.1 -> 457 (odd, as 375).
+  EXPECT_EQ(RotatedCanvasSize(375, 500, 10), (std::array<int64_t, 2>{457, 558}));
+  // Parity forces +1: 30 degrees of 4x6: w = 5.196 + 2 = 7.196 -> 8 (even, as 6);
+  // h = 3.464 + 3 = 6.464 -> 7, made even like 4 -> 8.
+  EXPECT_EQ(RotatedCanvasSize(4, 6, 30), (std::array<int64_t, 2>{8, 8}));
+}
+
+TEST(AffineTransform, Rotate90IsCounterClockwise) {
+  // Counter-clockwise by 90 degrees: out(y, x) = in(x, W - 1 - y), as numpy.rot90.
+  const Image img = Noise(5, 8, 3, 9);
+  const auto size = RotatedCanvasSize(5, 8, 90);
+  ASSERT_EQ(size, (std::array<int64_t, 2>{8, 5}));
+  const auto out = Warp(img, 8, 5, RotateInverseMap(5, 8, 8, 5, 90), {WarpInterp::kNearest, false, 0});
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 5; ++x)
+      for (int c = 0; c < 3; ++c) ASSERT_EQ(out[(size_t(y) * 5 + x) * 3 + c], img.at(x, 7 - y, c)) << y << "," << x;
+  // Linear at 90 degrees samples pixel centres exactly: the same result.
+  EXPECT_EQ(Warp(img, 8, 5, RotateInverseMap(5, 8, 8, 5, 90), {WarpInterp::kLinear, false, 0}), out);
+}
+
+}  // namespace
+}  // namespace sluice::kernels
