@@ -11,7 +11,7 @@ BENCH_ARGS ?= --plot bench_out/bench.png --json bench_out/bench.json
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps venv build wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean
+.PHONY: deps venv build wheel test-wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean
 
 deps:
 	@bash scripts/install_deps.sh
@@ -35,6 +35,10 @@ demo: build $(DATA)/manifest.tsv
 # The self-contained CPU wheel in dist/ (auditwheel-repaired, smoke-tested in a fresh venv); minutes.
 wheel: venv
 	bash scripts/build_wheel.sh dist
+
+# CI, after make test: the wheel, installed into a venv without Debian's packages, run on the sample set.
+test-wheel: venv
+	SMOKE_ISOLATED=1 bash scripts/build_wheel.sh build/dist
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600

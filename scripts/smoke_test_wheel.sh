@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs a Sluice wheel into a fresh venv in a temporary directory outside the source tree and
-# runs a decode -> resize -> crop_mirror_normalize pipeline on tests/data/images there, plus the
+# runs a decode -> resize -> crop_mirror_normalize pipeline on the sample set there (tests/data/images
+# without one), plus the
 # installed `sluice` command (ops, wds2idx). Checks that the extension loads nothing from the
 # system beyond the manylinux policy's libraries and no CUDA library.
 #
@@ -22,9 +23,23 @@ else
   /usr/bin/python3 -m venv --system-site-packages venv
   venv/bin/pip install -q --disable-pip-version-check --no-deps "$whl"
 fi
-mkdir -p data/images/a data/images/b
-cp "$root"/tests/data/images/photo_500x375.jpg "$root"/tests/data/images/progressive.jpg data/images/a/
-cp "$root"/tests/data/images/orient_1.jpg "$root"/tests/data/images/gray.png data/images/b/
+# The sample set where there is one ($SLUICE_DATA, the checkout's sample_data/ from `make demo`, or
+# make test's build/soak_data): 8 images of each of its first 4 classes. Else the test images.
+sample=""
+for d in "${SLUICE_DATA:-}" "$root/sample_data" "$root/build/soak_data"; do
+  if [ -n "$d" ] && [ -d "$d/train" ]; then sample="$d/train"; break; fi
+done
+if [ -n "$sample" ]; then
+  for c in $(ls "$sample" | head -4); do
+    mkdir -p "data/images/$c"
+    ls "$sample/$c" | head -8 | while read -r f; do cp "$sample/$c/$f" "data/images/$c/"; done
+  done
+  echo "smoke test: images from $sample" >&2
+else
+  mkdir -p data/images/a data/images/b
+  cp "$root"/tests/data/images/photo_500x375.jpg "$root"/tests/data/images/progressive.jpg data/images/a/
+  cp "$root"/tests/data/images/orient_1.jpg "$root"/tests/data/images/gray.png data/images/b/
+fi
 
 env -u PYTHONPATH venv/bin/python - <<'PY'
 import os, pathlib, subprocess, sys
@@ -57,7 +72,8 @@ def pipe():
 
 p = pipe()
 p.build()
-for _ in range(2):
+n = p.epoch_size("Reader")
+for _ in range(max(2, n // 2)):
     images, labels = p.run()
     arr = np.array(images.as_tensor())
     assert arr.shape == (2, 3, 48, 48) and arr.dtype == np.float32, (arr.shape, arr.dtype)
@@ -69,7 +85,8 @@ env -u PYTHONPATH venv/bin/sluice ops resize | grep -q "nvidia.dali.fn.resize"
 env -u PYTHONPATH venv/bin/python -c "
 import tarfile
 with tarfile.open('s.tar', 'w') as t:
-    t.add('data/images/a/photo_500x375.jpg', arcname='000.jpg')
+    import glob
+    t.add(sorted(glob.glob('data/images/*/*'))[0], arcname='000.jpg')
 "
 env -u PYTHONPATH venv/bin/sluice wds2idx s.tar s.idx --no-progress
 head -c 4 s.idx | grep -q "v1.2"

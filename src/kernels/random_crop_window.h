@@ -1,4 +1,8 @@
-// DALI's random crop window (decoders.image_random_crop, random_resized_crop):
+// The random-resized-crop window (decoders.image_random_crop, random_resized_crop), as torchvision's
+// RandomResizedCrop.get_params draws it (python/tests/test_crop_pad_ops.py checks the distribution
+// with KS tests). DALI's current generator differs in its corner cases: it also rejects windows whose
+// rounded aspect ratio leaves the range, its fallback is capped at the largest allowed area and placed
+// at random, and it skips the attempts for images too elongated for any window.
 //   area fraction ~ U[area_min, area_max], aspect ratio w/h ~ log-uniform[ratio_min, ratio_max],
 //   A = fraction * H * W, w = round(sqrt(A * r)), h = round(sqrt(A / r)), both >= 1;
 //   accepted when w <= W and h <= H, up to num_attempts tries; otherwise the whole image clamped to

@@ -1,0 +1,188 @@
+#include "kernels/filter/convolution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+
+template <typename T>
+inline T StoreSat(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else {
+    if (!(v == v)) return T(0);  // NaN
+    constexpr float lo = static_cast<float>(std::numeric_limits<T>::min());
+    constexpr float hi = static_cast<float>(std::numeric_limits<T>::max());
+    v = std::nearbyint(v);
+    return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+template <typename Fn>
+void VisitFilterType(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kUInt8: fn(uint8_t{}); return;
+    case DType::kInt16: fn(int16_t{}); return;
+    case DType::kUInt16: fn(uint16_t{}); return;
+    case DType::kFloat32: fn(float{}); return;
+    default: throw Error("filter kernels do not support " + std::string(ToString(t)));
+  }
+}
+
+// Source indices of `n` padded positions starting at `first` (may be negative) on an axis of `len`.
+std::vector<int64_t> IndexTable(int64_t first, int64_t n, int64_t len, BorderMode mode) {
+  std::vector<int64_t> t(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) t[static_cast<size_t>(k)] = BorderIndex(first + k, len, mode);
+  return t;
+}
+
+// One channel's rows [first_row, first_row + rows) of the padded image, converted to float.
+template <typename In>
+void PadChannel(const In* in, const ImageGeom& g, int64_t c, const std::vector<int64_t>& ys,
+                const std::vector<int64_t>& xs, float fill, float* out) {
+  const int64_t wp = static_cast<int64_t>(xs.size());
+  for (size_t r = 0; r < ys.size(); ++r) {
+    float* row = out + static_cast<int64_t>(r) * wp;
+    const int64_t sy = ys[r];
+    if (sy < 0) {
+      std::fill(row, row + wp, fill);
+      continue;
+    }
+    const In* src = in + sy * g.stride_y + c * g.stride_c;
+    for (int64_t k = 0; k < wp; ++k) {
+      const int64_t sx = xs[static_cast<size_t>(k)];
+      row[k] = sx < 0 ? fill : static_cast<float>(src[sx * g.stride_x]);
+    }
+  }
+}
+
+template <typename In, typename Out>
+void Filter2DTyped(const In* in, const ImageGeom& ig, Out* out, const ImageGeom& og, const FilterParams& p) {
+  const int64_t ay = p.valid ? 0 : p.anchor_y, ax = p.valid ? 0 : p.anchor_x;
+  const int64_t hp = og.height + p.kh - 1, wp = og.width + p.kw - 1;
+  const auto ys = IndexTable(-ay, hp, ig.height, p.border), xs = IndexTable(-ax, wp, ig.width, p.border);
+  std::vector<float> padded(static_cast<size_t>(hp * wp)), acc(static_cast<size_t>(og.width));
+  for (int64_t c = 0; c < ig.channels; ++c) {
+    PadChannel(in, ig, c, ys, xs, p.fill_value, padded.data());
+    for (int64_t y = 0; y < og.height; ++y) {
+      std::fill(acc.begin(), acc.end(), 0.f);
+      float* a = acc.data();
+      for (int i = 0; i < p.kh; ++i) {
+        const float* prow = padded.data() + (y + i) * wp;
+        for (int j = 0; j < p.kw; ++j) {
+          const float f = p.filter[i * p.kw + j];
+          if (f == 0.f) continue;
+          const float* s = prow + j;
+          for (int64_t x = 0; x < og.width; ++x) a[x] += f * s[x];
+        }
+      }
+      Out* dst = out + y * og.stride_y + c * og.stride_c;
+      for (int64_t x = 0; x < og.width; ++x) dst[x * og.stride_x] = StoreSat<Out>(a[x]);
+    }
+  }
+}
+
+template <typename In, typename Out>
+void SeparableTyped(const In* in, Out* out, const ImageGeom& g, const std::vector<float>& wy,
+                    const std::vector<float>& wx, BorderMode border) {
+  const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
+  const int64_t rx = kx / 2, ry = ky / 2;
+  const int64_t wp = g.width + kx - 1;
+  const auto xs = IndexTable(-rx, wp, g.width, border);
+  const auto yrows = IndexTable(-ry, g.height + ky - 1, g.height, border);
+  std::vector<float> tmp(static_cast<size_t>(g.height * g.width)), pad(static_cast<size_t>(wp)),
+      acc(static_cast<size_t>(g.width));
+  for (int64_t c = 0; c < g.channels; ++c) {
+    // Horizontal pass over every input row.
+    for (int64_t y = 0; y < g.height; ++y) {
+      PadChannel(in, g, c, std::vector<int64_t>{y}, xs, 0.f, pad.data());
+      float* t = tmp.data() + y * g.width;
+      std::fill(t, t + g.width, 0.f);
+      for (int64_t j = 0; j < kx; ++j) {
+        const float f = wx[static_cast<size_t>(j)];
+        const float* s = pad.data() + j;
+        for (int64_t x = 0; x < g.width; ++x) t[x] += f * s[x];
+      }
+    }
+    // Vertical pass.
+    for (int64_t y = 0; y < g.height; ++y) {
+      std::fill(acc.begin(), acc.end(), 0.f);
+      float* a = acc.data();
+      for (int64_t i = 0; i < ky; ++i) {
+        const float f = wy[static_cast<size_t>(i)];
+        const int64_t sy = yrows[static_cast<size_t>(y + i)];
+        if (sy < 0) continue;  // constant border: zero rows
+        const float* s = tmp.data() + sy * g.width;
+        for (int64_t x = 0; x < g.width; ++x) a[x] += f * s[x];
+      }
+      Out* dst = out + y * g.stride_y + c * g.stride_c;
+      for (int64_t x = 0; x < g.width; ++x) dst[x * g.stride_x] = StoreSat<Out>(a[x]);
+    }
+  }
+}
+
+}  // namespace
+
+bool ParseBorderMode(const std::string& name, BorderMode* mode) {
+  if (name == "reflect_101") *mode = BorderMode::kReflect101;
+  else if (name == "reflect_1001") *mode = BorderMode::kReflect1001;
+  else if (name == "wrap") *mode = BorderMode::kWrap;
+  else if (name == "clamp") *mode = BorderMode::kClamp;
+  else if (name == "constant") *mode = BorderMode::kConstant;
+  else return false;
+  return true;
+}
+
+int64_t BorderIndex(int64_t i, int64_t n, BorderMode mode) {
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case BorderMode::kConstant: return -1;
+    case BorderMode::kClamp: return i < 0 ? 0 : n - 1;
+    case BorderMode::kWrap: return ((i % n) + n) % n;
+    case BorderMode::kReflect1001: {
+      const int64_t period = 2 * n;
+      int64_t k = ((i % period) + period) % period;
+      return k < n ? k : period - 1 - k;
+    }
+    case BorderMode::kReflect101: {
+      if (n == 1) return 0;
+      const int64_t period = 2 * n - 2;
+      int64_t k = ((i % period) + period) % period;
+      return k < n ? k : period - k;
+    }
+  }
+  return 0;
+}
+
+bool FilterKernelSupports(DType t) {
+  return t == DType::kUInt8 || t == DType::kInt16 || t == DType::kUInt16 || t == DType::kFloat32;
+}
+
+void Filter2D(const void* in, DType in_type, const ImageGeom& in_geom, void* out, DType out_type,
+              const ImageGeom& out_geom, const FilterParams& p) {
+  VisitFilterType(in_type, [&](auto in_tag) {
+    using In = decltype(in_tag);
+    VisitFilterType(out_type, [&](auto out_tag) {
+      using Out = decltype(out_tag);
+      Filter2DTyped(static_cast<const In*>(in), in_geom, static_cast<Out*>(out), out_geom, p);
+    });
+  });
+}
+
+void SeparableFilter2D(const void* in, DType in_type, void* out, DType out_type, const ImageGeom& geom,
+                       const std::vector<float>& wy, const std::vector<float>& wx, BorderMode border) {
+  VisitFilterType(in_type, [&](auto in_tag) {
+    using In = decltype(in_tag);
+    VisitFilterType(out_type, [&](auto out_tag) {
+      using Out = decltype(out_tag);
+      SeparableTyped(static_cast<const In*>(in), static_cast<Out*>(out), geom, wy, wx, border);
+    });
+  });
+}
+
+}  // namespace sluice::kernels

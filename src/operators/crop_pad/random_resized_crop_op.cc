@@ -1,0 +1,167 @@
+// random_resized_crop: a random window (kernels/random_crop_window.h: area fraction uniform in
+// random_area, aspect ratio log-uniform in random_aspect_ratio, up to num_attempts tries, then the
+// centred fallback -- torchvision's RandomResizedCrop.get_params distribution) resized to `size`
+// with the resize operator's kernel (kernels/resize) and filters. HWC images, or CHW (each channel
+// plane resized as a one-channel image). The window is drawn from the sample's own random stream
+// (Workspace::SampleRng), so results do not depend on num_threads.
+#include <algorithm>
+
+#include "kernels/random_crop_window.h"
+#include "kernels/resize/resize.h"
+#include "operators/crop_pad/crop_pad_util.h"
+#include "operators/image/resize_plan.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+// ResizeFilterNames() order.
+constexpr kernels::ResizeFilter kFilters[] = {kernels::ResizeFilter::kNearest, kernels::ResizeFilter::kLinear,
+                                              kernels::ResizeFilter::kCubic, kernels::ResizeFilter::kLanczos3,
+                                              kernels::ResizeFilter::kTriangular, kernels::ResizeFilter::kGaussian};
+
+kernels::ResizeFilter FilterOf(const std::string& s) {
+  const auto& names = ResizeFilterNames();
+  return kFilters[std::find(names.begin(), names.end(), s) - names.begin()];  // the schema admits only these
+}
+
+std::pair<float, float> Range2(const std::vector<double>& v) {
+  return {static_cast<float>(v.front()), static_cast<float>(v.back())};
+}
+
+class RandomResizedCropOp : public Operator {
+ public:
+  explicit RandomResizedCropOp(const OpSpec& spec) : Operator(spec) {
+    std::tie(crop_.area_min, crop_.area_max) = Range2(Arg<std::vector<double>>("random_area"));
+    std::tie(crop_.ratio_min, crop_.ratio_max) = Range2(Arg<std::vector<double>>("random_aspect_ratio"));
+    crop_.num_attempts = Arg<int>("num_attempts");
+    const auto size = Arg<std::vector<int64_t>>("size");
+    out_h_ = size.front();
+    out_w_ = size.back();
+    const auto interp = FilterOf(Arg<std::string>("interp_type"));
+    params_.min_filter = HasArg("min_filter") ? FilterOf(Arg<std::string>("min_filter")) : interp;
+    params_.mag_filter = HasArg("mag_filter") ? FilterOf(Arg<std::string>("mag_filter")) : interp;
+    params_.antialias = Arg<bool>("antialias");
+  }
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    const TensorList& in = ws.Input(0);
+    const std::string& layout = in.layout();
+    if (!layout.empty() && layout != "HWC" && layout != "CHW")
+      throw Error("random_resized_crop takes HWC or CHW images, got layout '" + layout + "'");
+    if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
+      throw Error("random_resized_crop takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
+    chw_ = layout == "CHW";
+    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
+    const int n = in.num_samples();
+    windows_.assign(static_cast<size_t>(n), {});
+    OutputDesc d;
+    d.dtype = out_type_;
+    d.layout = layout.empty() ? "HWC" : layout;
+    for (int i = 0; i < n; ++i) {
+      const TensorShape& s = in.shape(i);
+      if (s.ndim() != 3)
+        throw Error("random_resized_crop: expected " + d.layout + " images, sample " + std::to_string(i) + " has shape " +
+                    s.ToString());
+      const int64_t h = chw_ ? s[1] : s[0], w = chw_ ? s[2] : s[1], c = chw_ ? s[0] : s[2];
+      if (h < 1 || w < 1 || c < 1)
+        throw Error("random_resized_crop: sample " + std::to_string(i) + " is empty, shape " + s.ToString());
+      if (!chw_ && c > 4)
+        throw Error("random_resized_crop: HWC images of 1..4 channels, sample " + std::to_string(i) + " has " +
+                    std::to_string(c) + " (use CHW)");
+      RandomGenerator rng = ws.SampleRng(i);
+      windows_[static_cast<size_t>(i)] = kernels::RandomCropWindow(static_cast<int>(h), static_cast<int>(w), crop_,
+                                                                   [&rng] { return rng.Uniform01(); });
+      d.shapes.push_back(chw_ ? TensorShape{c, out_h_, out_w_} : TensorShape{out_h_, out_w_, c});
+    }
+    d.contiguous = AllSameShape(d.shapes);
+    return {d};
+  }
+
+  void RunSample(Workspace& ws, int i, int) override {
+    const TensorList& in = ws.Input(0);
+    TensorList& out = ws.Output(0);
+    const TensorShape& s = in.shape(i);
+    const kernels::CropWindow& win = windows_[static_cast<size_t>(i)];
+    kernels::ResizeParams p = params_;
+    p.roi = kernels::ResizeRoi{static_cast<float>(win.x), static_cast<float>(win.y), static_cast<float>(win.x + win.w),
+                               static_cast<float>(win.y + win.h)};
+    const int h = static_cast<int>(chw_ ? s[1] : s[0]), w = static_cast<int>(chw_ ? s[2] : s[1]);
+    const int c = static_cast<int>(chw_ ? s[0] : s[2]);
+    const int oh = static_cast<int>(out_h_), ow = static_cast<int>(out_w_);
+    auto run = [&](const auto* src, auto* dst) {
+      if (!chw_) {
+        kernels::Resize(src, h, w, c, dst, oh, ow, p);
+        return;
+      }
+      for (int k = 0; k < c; ++k)
+        kernels::Resize(src + static_cast<int64_t>(k) * h * w, h, w, 1, dst + static_cast<int64_t>(k) * oh * ow, oh, ow, p);
+    };
+    auto to = [&](const auto* src) {
+      if (out_type_ == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
+      else run(src, out.mutable_sample<float>(i));
+    };
+    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
+    else to(in.sample<float>(i));
+  }
+
+ private:
+  kernels::RandomCropParams crop_;
+  kernels::ResizeParams params_;
+  int64_t out_h_ = 0, out_w_ = 0;
+  bool chw_ = false;
+  DType out_type_ = DType::kUInt8;
+  std::vector<kernels::CropWindow> windows_;
+};
+
+void CheckRanges(const ArgView& a) {
+  const auto area = a.Numbers("random_area");
+  if (!area.empty() && (!(area.front() > 0) || area.front() > area.back()))
+    throw ArgCheckError{"random_area", "expected 0 < min <= max <= 1"};
+  const auto ratio = a.Numbers("random_aspect_ratio");
+  if (!ratio.empty() && ratio.front() > ratio.back()) throw ArgCheckError{"random_aspect_ratio", "expected 0 < min <= max"};
+}
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
+  const std::vector<std::string>& kFilterNames = ResizeFilterNames();
+  OpSchema s("random_resized_crop");
+  s.Doc("Crops a random window (area fraction uniform in random_area, aspect ratio log-uniform in random_aspect_ratio, "
+        "up to num_attempts tries, else the whole image clamped to the ratio range, centred) and resizes it to `size` "
+        "with resize's filters. HWC or CHW images.")
+      .Input("images", "HWC or CHW images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Output("output", "The resized crops.")
+      .Arg("size", ArgType::kIntList, std::nullopt, "Output size (height, width), or one value for both.")
+      .Count({1, 2})
+      .Min(1)
+      .Arg("random_area", ArgType::kFloatList, std::vector<double>{0.08, 1.0},
+           "Range of the crop's area as a fraction of the image's (one value: fixed).")
+      .Count({1, 2})
+      .Range(0, 1)
+      .Arg("random_aspect_ratio", ArgType::kFloatList, std::vector<double>{0.75, 1.333333},
+           "Range of the crop's aspect ratio (width / height), drawn log-uniformly (one value: fixed).")
+      .Count({1, 2})
+      .Above(0)
+      .Arg("num_attempts", ArgType::kInt, int64_t{10}, "Tries at a window that fits before the fallback.")
+      .Min(1)
+      .Check(CheckRanges)
+      .Arg("interp_type", ArgType::kString, std::string("LINEAR"), "Interpolation (types.INTERP_* or its name).")
+      .Enum(kFilterNames, true)
+      .Arg("min_filter", ArgType::kString, std::string("LINEAR"), "Filter when downscaling (default: interp_type).")
+      .Enum(kFilterNames, true)
+      .Arg("mag_filter", ArgType::kString, std::string("LINEAR"), "Filter when upscaling (default: interp_type).")
+      .Enum(kFilterNames, true)
+      .Arg("antialias", ArgType::kBool, true, "Widen the filter when downscaling.")
+      .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type, uint8 or float32 (default: the input's).")
+      .Enum({"uint8", "float32"})
+      .Arg("minibatch_size", ArgType::kInt, int64_t{32}, "Images per GPU kernel call in DALI; no effect.")
+      .Min(1)
+      .Arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "DALI's GPU scratch-buffer presize; no effect.")
+      .Min(0)
+      .Random()
+      .Factory("cpu", MakeFactory<RandomResizedCropOp>());
+  r.Register(std::move(s));
+}
+
+}  // namespace sluice

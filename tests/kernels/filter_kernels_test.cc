@@ -1,0 +1,349 @@
+// The filter and noise kernels against independent references:
+//   - SeparableFilter2D with DALI's Gaussian windows vs OpenCV's cv2.GaussianBlur (same sigma and
+//     window, BORDER_REFLECT_101) on a real photograph, within 1 LSB (run through /usr/bin/python3);
+//   - Filter2D vs a scalar double-precision reference for every border mode, anchors and "valid",
+//     and vs cv2.filter2D;
+//   - DALI's window formulas; PoissonSample/GaussianNoise/SaltAndPepper statistics;
+//   - GridMask vs DALI's formula evaluated independently; EraseBox vs direct indexing;
+//   - JpegDistort vs TurboJPEG's tjCompress2 (ISLOW DCT, 4:2:0) + tjDecompress2 (a separate API) at the
+//     same quality: identical bytes are expected.
+#include <gtest/gtest.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "kernels/filter/convolution.h"
+#include "kernels/filter/gaussian_window.h"
+#include "kernels/noise/erase.h"
+#include "kernels/noise/grid_mask.h"
+#include "kernels/noise/jpeg_distortion.h"
+#include "kernels/noise/noise.h"
+#include "kernels_test_util.h"
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+
+using testing::Image;
+
+Image Photo() { return testing::Decode(testing::ReadImage("photo_500x375.jpg")); }
+
+std::vector<uint8_t> RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (auto& x : v) x = static_cast<uint8_t>(rng() & 0xff);
+  return v;
+}
+
+struct TmpDir {
+  std::string path;
+  TmpDir() {
+    path = (std::filesystem::temp_directory_path() / ("sluice_filter_kt_" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(path);
+  }
+  ~TmpDir() { std::filesystem::remove_all(path); }
+};
+
+void WriteRaw(const std::string& p, const void* data, size_t n) {
+  std::ofstream(p, std::ios::binary).write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+}
+std::vector<uint8_t> ReadRaw(const std::string& p) { return testing::ReadFile(p); }
+
+// Runs `body` with `img` (h, w, c uint8 in numpy as `img`); the script writes `out` (uint8) to OUT.
+bool RunCv2(const TmpDir& d, const Image& img, const std::string& body, std::vector<uint8_t>* out) {
+  WriteRaw(d.path + "/in.raw", img.data.data(), img.data.size());
+  std::ofstream(d.path + "/s.py") << "import sys, numpy as np\n"
+                                     "try:\n  import cv2\nexcept ImportError:\n  sys.exit(77)\n"
+                                  << "img = np.fromfile('" << d.path << "/in.raw', np.uint8).reshape(" << img.h << ","
+                                  << img.w << "," << img.c << ")\n"
+                                  << body << "\nnp.ascontiguousarray(out).tofile('" << d.path << "/out.raw')\n";
+  const int rc = std::system(("/usr/bin/python3 " + d.path + "/s.py").c_str());
+  if (rc != 0) return false;
+  *out = ReadRaw(d.path + "/out.raw");
+  return true;
+}
+
+TEST(GaussianWindow, DalisFormulas) {
+  EXPECT_EQ(GaussianSigmaToWindow(1.0f), 7);
+  EXPECT_EQ(GaussianSigmaToWindow(0.5f), 5);
+  EXPECT_EQ(GaussianSigmaToWindow(2.1f), 2 * 7 + 1);
+  EXPECT_NEAR(GaussianWindowToSigma(5), 1.1f, 1e-6);  // ((5-1)/2 - 1) * 0.3 + 0.8
+  EXPECT_NEAR(GaussianWindowToSigma(3), 0.8f, 1e-6);
+  const auto w = GaussianWindow(7, 1.5f);
+  double sum = 0;
+  for (float x : w) sum += x;
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_FLOAT_EQ(w[static_cast<size_t>(i)], w[static_cast<size_t>(6 - i)]);
+    const double ref = std::exp(-(i - 3) * (i - 3) / (2 * 1.5 * 1.5)) / std::exp(0) ;
+    EXPECT_NEAR(w[static_cast<size_t>(i)] / w[3], ref, 1e-5);
+  }
+}
+
+TEST(BorderIndex, Modes) {
+  // n = 4: reflect_101 dcb|abcd|cba, reflect_1001 cba|abcd|dcb, wrap, clamp.
+  const int64_t n = 4;
+  auto idx = [&](BorderMode m, std::vector<int64_t> is) {
+    std::vector<int64_t> r;
+    for (int64_t i : is) r.push_back(BorderIndex(i, n, m));
+    return r;
+  };
+  EXPECT_EQ(idx(BorderMode::kReflect101, {-3, -2, -1, 4, 5, 6, 9}), (std::vector<int64_t>{3, 2, 1, 2, 1, 0, 3}));
+  EXPECT_EQ(idx(BorderMode::kReflect1001, {-3, -2, -1, 4, 5, 6, 9}), (std::vector<int64_t>{2, 1, 0, 3, 2, 1, 1}));
+  EXPECT_EQ(idx(BorderMode::kWrap, {-3, -1, 4, 9}), (std::vector<int64_t>{1, 3, 0, 1}));
+  EXPECT_EQ(idx(BorderMode::kClamp, {-3, 7}), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(BorderIndex(-1, n, BorderMode::kConstant), -1);
+  EXPECT_EQ(BorderIndex(5, 1, BorderMode::kReflect101), 0);
+}
+
+TEST(GaussianBlurKernel, MatchesOpenCvOnAPhotoWithin1Lsb) {
+  const Image img = Photo();
+  TmpDir d;
+  struct Case { float sy, sx; int wy, wx; };
+  for (const Case& c : {Case{1.0f, 1.0f, 0, 0}, Case{2.5f, 0.8f, 0, 0}, Case{0, 0, 5, 9}, Case{1.3f, 3.0f, 7, 11},
+                        Case{6.0f, 6.0f, 0, 0}}) {
+    const int wy = c.wy ? c.wy : GaussianSigmaToWindow(c.sy), wx = c.wx ? c.wx : GaussianSigmaToWindow(c.sx);
+    const float sy = c.sy ? c.sy : GaussianWindowToSigma(wy), sx = c.sx ? c.sx : GaussianWindowToSigma(wx);
+    std::vector<uint8_t> got(img.data.size());
+    SeparableFilter2D(img.data.data(), DType::kUInt8, got.data(), DType::kUInt8, ImageGeom::HWC(img.h, img.w, img.c),
+                      GaussianWindow(wy, sy), GaussianWindow(wx, sx), BorderMode::kReflect101);
+    std::vector<uint8_t> ref;
+    const std::string body = "out = cv2.GaussianBlur(img, (" + std::to_string(wx) + "," + std::to_string(wy) +
+                             "), sigmaX=" + std::to_string(sx) + ", sigmaY=" + std::to_string(sy) +
+                             ", borderType=cv2.BORDER_REFLECT_101)";
+    if (!RunCv2(d, img, body, &ref)) GTEST_SKIP() << "python3-opencv is not available";
+    ASSERT_EQ(ref.size(), got.size());
+    EXPECT_LE(testing::MaxAbsDiff(got, ref), 1) << "sigma " << sy << "," << sx << " window " << wy << "," << wx;
+  }
+}
+
+TEST(GaussianBlurKernel, PlanarAndFloatAgreeWithInterleaved) {
+  const int h = 13, w = 17, c = 3;
+  const auto in = RandomBytes(size_t(h * w * c), 3);
+  std::vector<uint8_t> planar(in.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) planar[size_t((k * h + y) * w + x)] = in[size_t((y * w + x) * c + k)];
+  const auto wy = GaussianWindow(5, 1.0f), wx = GaussianWindow(31, 4.0f);  // window wider than the image
+  std::vector<float> hwc(in.size()), chw(in.size());
+  SeparableFilter2D(in.data(), DType::kUInt8, hwc.data(), DType::kFloat32, ImageGeom::HWC(h, w, c), wy, wx,
+                    BorderMode::kReflect101);
+  SeparableFilter2D(planar.data(), DType::kUInt8, chw.data(), DType::kFloat32, ImageGeom::CHW(c, h, w), wy, wx,
+                    BorderMode::kReflect101);
+  // Scalar reference in double.
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) {
+        double acc = 0;
+        for (int i = 0; i < 5; ++i)
+          for (int j = 0; j < 31; ++j) {
+            const int64_t sy = BorderIndex(y + i - 2, h, BorderMode::kReflect101);
+            const int64_t sx = BorderIndex(x + j - 15, w, BorderMode::kReflect101);
+            acc += double(wy[size_t(i)]) * wx[size_t(j)] * in[size_t((sy * w + sx) * c + k)];
+          }
+        ASSERT_NEAR(hwc[size_t((y * w + x) * c + k)], acc, 1e-3);
+        ASSERT_EQ(hwc[size_t((y * w + x) * c + k)], chw[size_t((k * h + y) * w + x)]);
+      }
+}
+
+// Scalar reference of DALI's filter: correlation with anchor and border.
+std::vector<double> RefFilter(const std::vector<uint8_t>& in, int h, int w, int c, const std::vector<float>& f, int kh,
+                              int kw, int ay, int ax, BorderMode b, float fill, bool valid) {
+  const int oh = valid ? h - kh + 1 : h, ow = valid ? w - kw + 1 : w;
+  if (valid) ay = ax = 0;
+  std::vector<double> out(size_t(oh * ow * c));
+  for (int y = 0; y < oh; ++y)
+    for (int x = 0; x < ow; ++x)
+      for (int k = 0; k < c; ++k) {
+        double acc = 0;
+        for (int i = 0; i < kh; ++i)
+          for (int j = 0; j < kw; ++j) {
+            const int64_t sy = BorderIndex(y + i - ay, h, b), sx = BorderIndex(x + j - ax, w, b);
+            const double v = (sy < 0 || sx < 0) ? fill : in[size_t((sy * w + sx) * c + k)];
+            acc += v * f[size_t(i * kw + j)];
+          }
+        out[size_t((y * ow + x) * c + k)] = acc;
+      }
+  return out;
+}
+
+TEST(Filter2DKernel, MatchesScalarReferenceForEveryBorderAnchorAndMode) {
+  const int h = 9, w = 11, c = 3, kh = 3, kw = 5;
+  const auto in = RandomBytes(size_t(h * w * c), 5);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> f(size_t(kh * kw));
+  for (auto& x : f) x = u(rng);
+  for (BorderMode b : {BorderMode::kReflect101, BorderMode::kReflect1001, BorderMode::kWrap, BorderMode::kClamp,
+                       BorderMode::kConstant})
+    for (auto [ay, ax] : {std::pair{1, 2}, std::pair{0, 0}, std::pair{2, 4}})
+      for (bool valid : {false, true}) {
+        FilterParams p{f.data(), kh, kw, ay, ax, b, 37.5f, valid};
+        const int oh = valid ? h - kh + 1 : h, ow = valid ? w - kw + 1 : w;
+        std::vector<float> got(size_t(oh * ow * c));
+        Filter2D(in.data(), DType::kUInt8, ImageGeom::HWC(h, w, c), got.data(), DType::kFloat32,
+                 ImageGeom::HWC(oh, ow, c), p);
+        const auto ref = RefFilter(in, h, w, c, f, kh, kw, ay, ax, b, 37.5f, valid);
+        for (size_t k = 0; k < ref.size(); ++k) ASSERT_NEAR(got[k], ref[k], 1e-3) << int(b) << " " << ay << ax << valid;
+        // uint8 output: rounded and saturated.
+        std::vector<uint8_t> u8(got.size());
+        Filter2D(in.data(), DType::kUInt8, ImageGeom::HWC(h, w, c), u8.data(), DType::kUInt8, ImageGeom::HWC(oh, ow, c), p);
+        for (size_t k = 0; k < ref.size(); ++k)
+          ASSERT_LE(std::abs(u8[k] - std::clamp(std::nearbyint(ref[k]), 0.0, 255.0)), 1.0);
+      }
+}
+
+TEST(Filter2DKernel, MatchesOpenCvFilter2D) {
+  const Image img = Photo();
+  TmpDir d;
+  const std::vector<float> f = {0, -1, 0, -1, 5, -1, 0, -1, 0.5f, 0.25f, 0.1f, -0.2f};  // 3x4, asymmetric
+  FilterParams p{f.data(), 3, 4, 1, 2, BorderMode::kReflect101, 0, false};
+  std::vector<uint8_t> got(img.data.size());
+  Filter2D(img.data.data(), DType::kUInt8, ImageGeom::HWC(img.h, img.w, img.c), got.data(), DType::kUInt8,
+           ImageGeom::HWC(img.h, img.w, img.c), p);
+  std::vector<uint8_t> ref;
+  const std::string body =
+      "k = np.array([0,-1,0,-1,5,-1,0,-1,0.5,0.25,0.1,-0.2], np.float32).reshape(3,4)\n"
+      "out = cv2.filter2D(img, -1, k, anchor=(2,1), borderType=cv2.BORDER_REFLECT_101)";
+  if (!RunCv2(d, img, body, &ref)) GTEST_SKIP() << "python3-opencv is not available";
+  EXPECT_LE(testing::MaxAbsDiff(got, ref), 1);
+}
+
+TEST(NoiseKernels, PoissonMoments) {
+  RandomGenerator rng(123);
+  for (double lambda : {0.5, 3.0, 9.9, 12.0, 80.0, 1000.0}) {
+    const int n = 40000;
+    double s = 0, s2 = 0;
+    for (int i = 0; i < n; ++i) {
+      const double k = static_cast<double>(PoissonSample(lambda, rng));
+      s += k;
+      s2 += k * k;
+    }
+    const double mean = s / n, var = s2 / n - mean * mean;
+    EXPECT_NEAR(mean, lambda, 5 * std::sqrt(lambda / n)) << lambda;
+    EXPECT_NEAR(var / lambda, 1.0, 0.05) << lambda;
+  }
+  EXPECT_EQ(PoissonSample(0, rng), 0);
+}
+
+TEST(NoiseKernels, GaussianNoiseStatistics) {
+  const size_t n = 200000;
+  std::vector<float> in(n, 10.f), out(n);
+  RandomGenerator rng(5);
+  GaussianNoise(in.data(), out.data(), DType::kFloat32, n, 2.0, 3.0, rng);
+  double s = 0, s2 = 0;
+  for (float v : out) {
+    s += v - 10;
+    s2 += (v - 10) * (v - 10);
+  }
+  const double mean = s / n, sd = std::sqrt(s2 / n - mean * mean);
+  EXPECT_NEAR(mean, 2.0, 0.03);
+  EXPECT_NEAR(sd, 3.0, 0.03);
+  // uint8 saturates.
+  std::vector<uint8_t> u(1000, 250), uo(1000);
+  GaussianNoise(u.data(), uo.data(), DType::kUInt8, u.size(), 50.0, 1.0, rng);
+  for (uint8_t v : uo) ASSERT_EQ(v, 255);
+}
+
+TEST(NoiseKernels, SaltAndPepperFractionsPerPixelAndPerChannel) {
+  const int64_t pixels = 100000, c = 3;
+  std::vector<uint8_t> in(size_t(pixels * c), 100), out(in.size());
+  RandomGenerator rng(7);
+  SaltAndPepperParams p{0.2, 0.25, 255, 0, false};
+  SaltAndPepper(in.data(), out.data(), DType::kUInt8, PixelGeom{pixels, c, c, 1}, p, rng);
+  int64_t salt = 0, pepper = 0;
+  for (int64_t px = 0; px < pixels; ++px) {
+    const uint8_t v = out[size_t(px * c)];
+    ASSERT_EQ(out[size_t(px * c + 1)], v);  // all channels alike
+    ASSERT_EQ(out[size_t(px * c + 2)], v);
+    salt += v == 255;
+    pepper += v == 0;
+  }
+  EXPECT_NEAR(double(salt) / pixels, 0.05, 0.004);
+  EXPECT_NEAR(double(pepper) / pixels, 0.15, 0.006);
+  p.per_channel = true;
+  SaltAndPepper(in.data(), out.data(), DType::kUInt8, PixelGeom{pixels, c, c, 1}, p, rng);
+  int64_t mixed = 0, changed = 0;
+  for (int64_t px = 0; px < pixels; ++px) {
+    const uint8_t* q = &out[size_t(px * c)];
+    mixed += !(q[0] == q[1] && q[1] == q[2]);
+    for (int k = 0; k < c; ++k) changed += q[k] != 100;
+  }
+  EXPECT_GT(mixed, pixels / 4);
+  EXPECT_NEAR(double(changed) / (pixels * c), 0.2, 0.005);
+}
+
+TEST(GridMaskKernel, MatchesDalisFormula) {
+  const int h = 40, w = 53, c = 3;
+  const auto in = RandomBytes(size_t(h * w * c), 11);
+  for (GridMaskParams p : {GridMaskParams{10, 0.5f, 0.f, 0.f, 0.f}, GridMaskParams{7, 0.3f, 0.6f, 2.5f, -4.f},
+                           GridMaskParams{16, 0.8f, -1.2f, 0.f, 3.f}}) {
+    std::vector<uint8_t> out(in.size());
+    GridMask(in.data(), out.data(), DType::kUInt8, h, w, c, p);
+    int zeroed = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        // Rotate the point by -angle, shift, in double (independently of the kernel's float steps).
+        const double ca = std::cos(double(p.angle)), sa = std::sin(double(p.angle));
+        const double fx = (x * ca - y * sa - p.shift_x) / p.tile, fy = (x * sa + y * ca - p.shift_y) / p.tile;
+        const double frx = fx - std::floor(fx), fry = fy - std::floor(fy);
+        if (std::abs(frx - p.ratio) < 1e-4 || std::abs(fry - p.ratio) < 1e-4 || frx > 1 - 1e-4 || fry > 1 - 1e-4 ||
+            frx < 1e-4 || fry < 1e-4)
+          continue;  // on an edge: float rounding decides
+        const bool keep = frx >= p.ratio || fry >= p.ratio;
+        for (int k = 0; k < c; ++k) {
+          const size_t e = size_t((y * w + x) * c + k);
+          ASSERT_EQ(out[e], keep ? in[e] : 0) << y << "," << x;
+        }
+        zeroed += !keep;
+      }
+    EXPECT_GT(zeroed, 0);
+  }
+}
+
+TEST(EraseKernel, FillsTheClippedBox) {
+  const std::vector<int64_t> shape{6, 7, 3};
+  std::vector<int16_t> data(6 * 7 * 3, 5);
+  EraseBox(data.data(), DType::kInt16, shape, {2, -3, 0}, {9, 4, 3}, {1, 2, 40000}, 2);
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 7; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const bool in_box = y >= 2 && x < 4;
+        const int16_t want = in_box ? (c == 0 ? 1 : c == 1 ? 2 : 32767) : 5;
+        ASSERT_EQ(data[size_t((y * 7 + x) * 3 + c)], want);
+      }
+}
+
+TEST(JpegDistortKernel, MatchesTurboJpegRoundTrip) {
+  const Image img = Photo();
+  for (int q : {90, 50, 20, 5}) {
+    std::vector<uint8_t> got(img.data.size());
+    JpegDistort(img.data.data(), img.h, img.w, img.c, q, got.data());
+    tjhandle c = tjInitCompress();
+    unsigned char* buf = nullptr;
+    unsigned long size = 0;
+    ASSERT_EQ(tjCompress2(c, img.data.data(), img.w, 0, img.h, TJPF_RGB, &buf, &size, TJSAMP_420, q, TJFLAG_ACCURATEDCT), 0);
+    tjDestroy(c);
+    const Image ref = testing::TjDecode(std::vector<uint8_t>(buf, buf + size), TJPF_RGB);
+    tjFree(buf);
+    EXPECT_EQ(testing::MaxAbsDiff(got, ref.data), 0) << q;
+  }
+  // Lower quality, lower PSNR.
+  double last = 1e9;
+  for (int q : {95, 60, 25, 5}) {
+    std::vector<uint8_t> got(img.data.size());
+    JpegDistort(img.data.data(), img.h, img.w, img.c, q, got.data());
+    const double psnr = testing::Psnr(got, img.data);
+    EXPECT_LT(psnr, last) << q;
+    last = psnr;
+  }
+  EXPECT_THROW(JpegDistort(img.data.data(), 4, 4, 2, 50, std::vector<uint8_t>(32).data()), sluice::Error);
+}
+
+}  // namespace
+}  // namespace sluice::kernels
