@@ -1,0 +1,165 @@
+// reshape: gives the data of each sample a new shape (DALI's fn.reshape: shape, rel_shape, src_dims,
+// layout; the shape as a constant, an argument input or a second input). The data are copied.
+#include <cmath>
+#include <cstring>
+
+#include "operators/operator.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+std::string ListText(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+class Reshape : public Operator {
+ public:
+  explicit Reshape(const OpSpec& spec)
+      : Operator(spec),
+        has_shape_(HasArg("shape")),
+        has_rel_(HasArg("rel_shape")),
+        src_dims_(Arg<std::vector<int64_t>>("src_dims")),
+        layout_(Arg<std::string>("layout")),
+        layout_given_(HasArg("layout")) {}
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    const TensorList& in = ws.Input(0);
+    const int n = in.num_samples();
+    const bool shape_input = ws.num_inputs() > 1;
+    if (shape_input && (has_shape_ || has_rel_))
+      ThrowArgError(has_shape_ ? "shape" : "rel_shape", "cannot be given together with the shape input");
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<std::vector<double>> rels;
+    if (shape_input) {
+      const TensorList& s = ws.Input(1);
+      if (s.num_samples() != n) throw Error("reshape: the shape input has " + std::to_string(s.num_samples()) + " samples, the data " + std::to_string(n));
+      if (IsFloating(s.dtype())) throw Error("reshape: the shape input must be integers, got " + std::string(ToString(s.dtype())));
+      for (int i = 0; i < n; ++i) {
+        if (s.shape(i).ndim() > 1) throw Error("reshape: the shape input must be 1-D per sample, sample " + std::to_string(i) + " has shape " + s.shape(i).ToString());
+        std::vector<int64_t> v;
+        for (int64_t e = 0; e < s.shape(i).num_elements(); ++e) v.push_back(detail::ReadElement<int64_t>(s, i, e));
+        shapes.push_back(std::move(v));
+      }
+    } else if (has_shape_) {
+      shapes = PerSampleListArg<int64_t>(ws, "shape");
+    } else if (has_rel_) {
+      rels = PerSampleListArg<double>(ws, "rel_shape");
+    }
+    if (!shapes.empty() && !src_dims_.empty()) ThrowArgError("src_dims", "cannot be used with shape (use rel_shape)");
+    std::vector<TensorShape> out(static_cast<size_t>(n));
+    int out_nd = -1;
+    for (int i = 0; i < n; ++i) {
+      out[static_cast<size_t>(i)] = OutShape(in.shape(i), shapes.empty() ? nullptr : &shapes[static_cast<size_t>(i)],
+                                             rels.empty() ? nullptr : &rels[static_cast<size_t>(i)], i);
+      if (out_nd >= 0 && out[static_cast<size_t>(i)].ndim() != out_nd)
+        throw Error("reshape: the output samples differ in their number of dimensions (" + std::to_string(out_nd) + " and " +
+                    std::to_string(out[static_cast<size_t>(i)].ndim()) + ")");
+      out_nd = out[static_cast<size_t>(i)].ndim();
+    }
+    std::string layout;
+    if (layout_given_ && !layout_.empty()) {
+      if (n > 0 && static_cast<int>(layout_.size()) != out_nd)
+        ThrowArgError("layout", "'" + layout_ + "' has " + std::to_string(layout_.size()) + " dimensions, the output has " + std::to_string(out_nd));
+      layout = layout_;
+    } else if (!layout_given_ && n > 0 && static_cast<int>(in.layout().size()) == out_nd) {
+      layout = in.layout();
+    }
+    return {{out, in.dtype(), layout, false}};
+  }
+
+  void RunSample(Workspace& ws, int i, int) override {
+    if (ws.Input(0).sample_bytes(i))
+      std::memcpy(ws.Output(0).raw_mutable_sample(i), ws.Input(0).raw_sample(i), ws.Input(0).sample_bytes(i));
+  }
+
+ private:
+  TensorShape OutShape(const TensorShape& in, const std::vector<int64_t>* shape, const std::vector<double>* rel, int sample) const {
+    const int64_t volume = in.num_elements();
+    const int nd = in.ndim();
+    std::vector<int64_t> dims;
+    int wildcard = -1;
+    const std::string arg = shape ? "shape" : rel ? "rel_shape" : "src_dims";
+    auto fail = [&](const std::string& msg) {
+      ThrowArgError(arg, "sample " + std::to_string(sample) + " (input shape " + in.ToString() + "): " + msg);
+    };
+    for (int64_t d : src_dims_)
+      if (d < -1 || d >= nd) ThrowArgError("src_dims", "index " + std::to_string(d) + " is out of range for an input of " + std::to_string(nd) + " dimensions (valid: -1 to " + std::to_string(nd - 1) + ")");
+    if (shape) {
+      dims = *shape;
+      for (size_t k = 0; k < dims.size(); ++k)
+        if (dims[k] < 0) {
+          if (wildcard >= 0) fail("more than one negative (wildcard) extent in " + ListText(*shape));
+          wildcard = static_cast<int>(k);
+        }
+    } else if (rel) {
+      if (!src_dims_.empty() && rel->size() != src_dims_.size())
+        ThrowArgError("rel_shape", "has " + std::to_string(rel->size()) + " elements, src_dims " + std::to_string(src_dims_.size()));
+      if (src_dims_.empty() && static_cast<int>(rel->size()) > nd)
+        fail("has " + std::to_string(rel->size()) + " elements, more than the input's " + std::to_string(nd) + " dimensions");
+      for (size_t k = 0; k < rel->size(); ++k) {
+        const int64_t src = src_dims_.empty() ? static_cast<int64_t>(k) : src_dims_[k];
+        const double r = (*rel)[k];
+        if (r < 0) {
+          if (wildcard >= 0) fail("more than one negative (wildcard) extent");
+          wildcard = static_cast<int>(k);
+          dims.push_back(-1);
+          continue;
+        }
+        const int64_t base = src < 0 ? 1 : in[static_cast<int>(src)];
+        dims.push_back(static_cast<int64_t>(std::llround(static_cast<double>(base) * r)));
+      }
+    } else if (!src_dims_.empty()) {
+      for (int64_t src : src_dims_) dims.push_back(src < 0 ? 1 : in[static_cast<int>(src)]);
+    } else {
+      return in;
+    }
+    if (wildcard >= 0) {
+      int64_t rest = 1;
+      for (size_t k = 0; k < dims.size(); ++k)
+        if (static_cast<int>(k) != wildcard) rest *= dims[k];
+      if (rest == 0 || volume % rest != 0)
+        fail("cannot fill the wildcard: " + std::to_string(volume) + " elements are not a multiple of " + std::to_string(rest));
+      dims[static_cast<size_t>(wildcard)] = volume / rest;
+    }
+    TensorShape out(dims);
+    if (out.num_elements() != volume)
+      fail("the output shape " + out.ToString() + " has " + std::to_string(out.num_elements()) + " elements, the input " + std::to_string(volume));
+    return out;
+  }
+
+  bool has_shape_, has_rel_;
+  std::vector<int64_t> src_dims_;
+  std::string layout_;
+  bool layout_given_;
+};
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterReshape) {
+  r.Register(OpSchema("reshape")
+                 .Doc("Gives each sample a new shape with the same number of elements (DALI's reshape; the data are "
+                      "copied). The shape comes from `shape` (a constant, an argument input or the optional second "
+                      "input), or from `rel_shape` (relative to the input's extents, optionally picked by `src_dims`); "
+                      "one negative extent is a wildcard that receives what the volume needs. Without `layout` the "
+                      "input's layout is kept when the number of dimensions is unchanged, else cleared.")
+                 .Input("data", "Data to be reshaped (any type).")
+                 .Input("shape_input", "1-D integer tensor per sample: same as `shape`.")
+                 .OptionalInputs(1)
+                 .Output("output", "The reshaped data.")
+                 .Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "The output shape; one negative extent is a wildcard.", true)
+                 .Arg("rel_shape", ArgType::kFloatList, std::vector<double>{},
+                      "The output shape relative to the input's: out[i] = in[src_dims[i] or i] * rel_shape[i]; one "
+                      "negative extent is a wildcard.", true)
+                 .Arg("src_dims", ArgType::kIntList, std::vector<int64_t>{},
+                      "Which input dimension each output dimension takes its extent from (-1: a new dimension of 1).")
+                 .Arg("layout", ArgType::kString, std::string(),
+                      "The output layout; default: the input's if the number of dimensions is unchanged, else none.")
+                 .Layout()
+                 .Exclusive({"shape", "rel_shape"})
+                 .Factory("cpu", MakeFactory<Reshape>()));
+}
+
+}  // namespace sluice
