@@ -160,9 +160,11 @@ def torchvision_loader(kind: str, data: str, batch_size: int, threads: int):
                                        num_workers=threads, persistent_workers=False)
 
 
-def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int):
+def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, built: dict | None = None):
     """Yields, once per epoch, an iterable of the batch sizes of that epoch (building the pipeline or
-    loader on the first step, so that its cost counts towards the first-batch latency)."""
+    loader on the first step, so that its cost counts towards the first-batch latency). A Sluice
+    pipeline, once built, is put in `built["pipe"]` (for its statistics)."""
+    built = {} if built is None else built
     if kind in BASELINE_PIPELINES:
         loader = torchvision_loader(kind, data, batch_size, threads)
         while True:
@@ -171,13 +173,15 @@ def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int):
         # Variable-size images: read the batches directly (no dense tensor for the iterator).
         pipe = sluice_pipeline(kind, data, batch_size, threads, seed)
         pipe.build()
+        built["pipe"] = pipe
         iters = -(-pipe.epoch_size("Reader") // batch_size)
         while True:
             yield (len(pipe.run()[0]) for _ in range(iters))
     else:
         from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
 
-        it = DALIClassificationIterator(sluice_pipeline(kind, data, batch_size, threads, seed), reader_name="Reader",
+        built["pipe"] = sluice_pipeline(kind, data, batch_size, threads, seed)
+        it = DALIClassificationIterator(built["pipe"], reader_name="Reader",
                                         last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
         while True:
             yield (b[0]["data"].shape[0] for b in it)
@@ -192,8 +196,9 @@ def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, se
     images = 0
     rss_per_epoch = []
     bar = Progress(kind, n * epochs, progress)
+    built = {}
     with PeakRss() as peak:
-        source = epochs_of(kind, data, batch_size, threads, seed)
+        source = epochs_of(kind, data, batch_size, threads, seed, built)
         for _ in range(epochs):
             for k in next(source):
                 if first_batch_s is None:
@@ -214,7 +219,39 @@ def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, se
         "peak_rss_mb": peak.peak / 2**20,
         "first_batch_s": first_batch_s,
         "rss_per_epoch_mb": [r / 2**20 for r in rss_per_epoch],
+        "stage_ms_per_batch": stage_times(built["pipe"]) if "pipe" in built else {},
     }
+
+
+STAGES = (("reader", ("readers.",)), ("decode", ("decoders.",)), ("resize", ("resize", "random_resized_crop")),
+          ("normalize", ("crop_mirror_normalize", "normalize")))
+
+
+def stage_times(pipe) -> dict:
+    """Mean time per batch of each stage (reader, decode, resize, normalize, other), in ms, from the
+    pipeline's executor_statistics(): the time of the operators of that kind, summed. Operators run
+    one after another within a batch, each over all threads, so the stages add up to the batch."""
+    out = {name: 0.0 for name, _ in STAGES}
+    out["other"] = 0.0
+    for st in pipe.executor_statistics().values():
+        op = st["op"]
+        stage = next((name for name, prefixes in STAGES if op.startswith(prefixes)), "other")
+        out[stage] += st["mean_batch_ms"]
+    return {k: round(v, 3) for k, v in out.items()}
+
+
+def format_stages(results: dict[str, dict]) -> str:
+    """Per-stage ms per batch of the Sluice pipelines (a table, one row per pipeline)."""
+    names = [name for name, _ in STAGES] + ["other"]
+    rows = [("ms per batch", *names, "total")]
+    for kind, r in results.items():
+        st = r.get("stage_ms_per_batch") or {}
+        if st:
+            rows.append((kind, *(f"{st.get(n, 0.0):.2f}" for n in names), f"{sum(st.values()):.2f}"))
+    if len(rows) == 1:
+        return ""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows)
 
 
 # --------------------------------------------------------------------------- orchestration
@@ -234,6 +271,9 @@ def median_result(runs: list[dict]) -> dict:
     for key in ("images_per_s", "cpu_s_per_image", "peak_rss_mb", "first_batch_s"):
         out[key] = statistics.median(r[key] for r in runs)
     out["runs"] = [r["images_per_s"] for r in runs]
+    stages = [r.get("stage_ms_per_batch") or {} for r in runs]
+    if stages and stages[0]:
+        out["stage_ms_per_batch"] = {k: statistics.median(st.get(k, 0.0) for st in stages) for k in stages[0]}
     return out
 
 
@@ -349,6 +389,10 @@ def main(argv=None):
         r1 = median_result([run_in_subprocess("train", one) for _ in range(args.repeat)])
         results["train-1thread"] = r1
     print(format_table(results))
+    stages = format_stages(results)
+    if stages:
+        print("where the time goes (executor_statistics, median over runs):")
+        print(stages)
     if "train-1thread" in results:
         print(f"scaling 1 -> {args.threads} threads (train): "
               f"{results['train']['images_per_s'] / results['train-1thread']['images_per_s']:.2f}x")

@@ -223,3 +223,27 @@ def test_help_and_unknown_command():
 def test_bench_help():
     r = run_cli("bench", "--help")
     assert r.returncode == 0 and b"sluice bench" in r.stdout
+
+
+def test_bench_reports_time_per_stage():
+    """sluice bench's per-stage split: operators grouped by kind from executor_statistics()."""
+    from sluice import bench
+
+    class FakePipe:
+        def executor_statistics(self):
+            return {"Reader": {"op": "readers.file", "mean_batch_ms": 1.5},
+                    "dec": {"op": "decoders.image_random_crop", "mean_batch_ms": 30.0},
+                    "rs": {"op": "resize", "mean_batch_ms": 7.25},
+                    "cmn": {"op": "crop_mirror_normalize", "mean_batch_ms": 3.0},
+                    "flip": {"op": "random.coin_flip", "mean_batch_ms": 0.01}}
+
+    st = bench.stage_times(FakePipe())
+    assert st == {"reader": 1.5, "decode": 30.0, "resize": 7.25, "normalize": 3.0, "other": 0.01}
+    table = bench.format_stages({"train": {"stage_ms_per_batch": st}, "torchvision-train": {}})
+    lines = table.splitlines()
+    assert lines[0].split() == ["ms", "per", "batch", "reader", "decode", "resize", "normalize", "other", "total"]
+    assert lines[1].split() == ["train", "1.50", "30.00", "7.25", "3.00", "0.01", "41.76"]
+    assert len(lines) == 2  # the torchvision baseline has no stages
+    med = bench.median_result([{"images_per_s": 1, "cpu_s_per_image": 1, "peak_rss_mb": 1, "first_batch_s": 1,
+                                "stage_ms_per_batch": {"decode": v}} for v in (3.0, 1.0, 2.0)])
+    assert med["stage_ms_per_batch"] == {"decode": 2.0}
