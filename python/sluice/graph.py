@@ -148,11 +148,36 @@ def _validate(op_name, device, name, input_names, args, arg_inputs):
                                      {a: n.name for a, n in arg_inputs.items()}, args)
 
 
+def _constant_input(op_name, index, value):
+    """DALI's types.Constant for positional inputs: a number, a (nested) list or tuple of numbers or a
+    NumPy array becomes a ``constant`` node (``fn.random.choice(5)``, ``fn.random.choice([1, 2, 3])``).
+    Shape and type come from the value, as NumPy infers them, except that 64-bit types become 32-bit
+    (DALI's rule: Python ints are int32, floats float32). Anything else is returned unchanged."""
+    if isinstance(value, DataNode) or not isinstance(value, (numbers.Number, list, tuple)) and \
+            type(value).__module__ != "numpy":
+        return value
+    import numpy as np
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        return value
+    kind = arr.dtype.kind
+    if kind not in "biuf":
+        return value
+    dtype = {"int64": "int32", "uint64": "uint32", "float64": "float32"}.get(arr.dtype.name, arr.dtype.name)
+    if dtype == "uint32":
+        dtype = "int64"  # no uint32 in sluice's types: the smallest type that holds it
+    flat = arr.reshape(-1)
+    data = {"fdata": [float(x) for x in flat]} if kind == "f" else {"idata": [int(x) for x in flat]}
+    return call_operator("constant", [], dict(data, shape=list(arr.shape), dtype=dtype), device="cpu")[0]
+
+
 def make_call(op_name, inputs, kwargs, device="cpu", name=None):
     """Validates one operator call (raising ArgumentError) and returns its OpCall, not yet added to
     any C++ pipeline."""
     schema = get_schema(op_name)
     check_device(schema, device)
+    inputs = [_constant_input(schema.name, i, node) for i, node in enumerate(inputs)]
     for i, node in enumerate(inputs):
         if not isinstance(node, DataNode):
             raise TypeError(f"{schema.name}: input {i} must be a DataNode (an operator's output), "
