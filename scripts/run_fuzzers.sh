@@ -9,14 +9,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Seed corpora: real images for the decoders, small tars and index files for the readers,
-# fuzz/checkpoint_seeds/ for the checkpoint parser.
-mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints"
+# fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser.
+mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
 printf 'v1.2 1\njpg 512 1 a.jpg cls 1536 1 a.cls\n' > "$work/index/v12.idx"
 printf 'v1.1 1\njpg 512 1\n' > "$work/index/v11.idx"
 cp "$root"/fuzz/checkpoint_seeds/*.ckpt "$work/checkpoints/"
+cp "$root"/fuzz/npy_seeds/* "$work/npy/"
 
 status=0
 for fuzzer in "$build"/fuzz_*; do
@@ -27,6 +28,7 @@ for fuzzer in "$build"/fuzz_*; do
     fuzz_tar*) corpus="$work/tars" ;;
     fuzz_wds_index*) corpus="$work/index" ;;
     fuzz_checkpoint*) corpus="$work/checkpoints" ;;
+    fuzz_npy*) corpus="$work/npy" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name"

@@ -16,6 +16,7 @@ from .pipeline import Pipeline, pipeline_def
 from .data_node import DataNode
 from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from . import fn, ops
+from . import math
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
 from . import backend, plugin, tensors

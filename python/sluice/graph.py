@@ -7,10 +7,12 @@ enumerations, layouts, per-sample arguments, input count), so a bad call raises
 :class:`~sluice.errors.ArgumentError` at the line that wrote it, not at ``build()``. The validated
 definition is kept and added to the C++ pipeline at ``build()``.
 
-Arithmetic with a Python number (``images * 2``, ``1 - x``, ``labels / 4``) adds an
-``arithmetic.scalar`` operator. Types follow DALI's promotion, simplified: an integer tensor with an
-integer constant keeps its type, anything with a float constant or a true division gives float32,
-a float tensor keeps its type.
+Arithmetic on DataNodes (``images * 2``, ``1 - x``, ``a + b * 2 - c``, comparisons, ``& | ^``) and
+the functions of :mod:`sluice.math` build an expression; a chain becomes ONE
+``arithmetic.expression`` operator, made when the result is first used by another operator or as a
+pipeline output. Types follow DALI's promotion table; a Python int or float constant takes the
+tensor operand's type when it can (an integer tensor with an int keeps its type; with a float it
+becomes float32; a float tensor keeps its type); ``/`` of integers gives float32.
 """
 import itertools
 import numbers
@@ -63,28 +65,156 @@ class DataNode:
     def __bool__(self):
         raise TypeError("a DataNode is symbolic: it has no truth value (conditionals are not supported)")
 
-    # Arithmetic with constants.
-    def __add__(self, other): return _scalar_op(self, "add", other)
-    def __radd__(self, other): return _scalar_op(self, "add", other)
-    def __sub__(self, other): return _scalar_op(self, "sub", other)
-    def __rsub__(self, other): return _scalar_op(self, "rsub", other)
-    def __mul__(self, other): return _scalar_op(self, "mul", other)
-    def __rmul__(self, other): return _scalar_op(self, "mul", other)
-    def __truediv__(self, other): return _scalar_op(self, "div", other)
-    def __rtruediv__(self, other): return _scalar_op(self, "rdiv", other)
-    def __neg__(self): return _scalar_op(self, "mul", -1)
+    # Arithmetic (DALI's mathematical expressions): every operator builds a lazy expression node;
+    # chains are fused into one arithmetic.expression call, made when the node is first used.
+    __hash__ = object.__hash__  # defining __eq__ would otherwise make DataNodes unhashable
+
+    def __add__(self, other): return _binary("add", self, other)
+    def __radd__(self, other): return _binary("add", other, self)
+    def __sub__(self, other): return _binary("sub", self, other)
+    def __rsub__(self, other): return _binary("sub", other, self)
+    def __mul__(self, other): return _binary("mul", self, other)
+    def __rmul__(self, other): return _binary("mul", other, self)
+    def __truediv__(self, other): return _binary("div", self, other)
+    def __rtruediv__(self, other): return _binary("div", other, self)
+    def __floordiv__(self, other): return _binary("floordiv", self, other)
+    def __rfloordiv__(self, other): return _binary("floordiv", other, self)
+    def __mod__(self, other): return _binary("mod", self, other)
+    def __rmod__(self, other): return _binary("mod", other, self)
+    def __pow__(self, other): return _binary("pow", self, other)
+    def __rpow__(self, other): return _binary("pow", other, self)
+    def __and__(self, other): return _binary("bitand", self, other)
+    def __rand__(self, other): return _binary("bitand", other, self)
+    def __or__(self, other): return _binary("bitor", self, other)
+    def __ror__(self, other): return _binary("bitor", other, self)
+    def __xor__(self, other): return _binary("bitxor", self, other)
+    def __rxor__(self, other): return _binary("bitxor", other, self)
+    def __eq__(self, other): return _binary("eq", self, other)
+    def __ne__(self, other): return _binary("ne", self, other)
+    def __lt__(self, other): return _binary("lt", self, other)
+    def __le__(self, other): return _binary("le", self, other)
+    def __gt__(self, other): return _binary("gt", self, other)
+    def __ge__(self, other): return _binary("ge", self, other)
+    def __neg__(self): return expression("neg", self)
     def __pos__(self): return self
 
 
-def _scalar_op(node, operation, other):
-    if isinstance(other, DataNode):
-        raise TypeError("arithmetic between two DataNodes is not supported yet; use a constant operand")
-    if isinstance(other, bool) or not isinstance(other, numbers.Real):
+_MAX_EXPR_INPUTS = 64
+
+
+def _operand(value, op):
+    """A Python value -> an expression tree: ("in", DataNode), ("c", text) or (op, *children)."""
+    if isinstance(value, ExpressionNode) and "_call" not in value.__dict__:
+        return value._tree
+    if isinstance(value, DataNode):
+        return ("in", value)
+    if isinstance(value, bool):
+        return ("c", f"${int(value)}:bool")
+    if isinstance(value, numbers.Integral) and type(value).__module__ != "numpy":
+        v = int(value)
+        if not -2**63 <= v < 2**63:
+            raise ValueError(f"arithmetic: the constant {v} does not fit in int64")
+        return ("c", f"${v}:int")
+    if isinstance(value, numbers.Real) and type(value).__module__ != "numpy":
+        return ("c", f"${float(value)!r}:float")
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        import numpy as np
+        arr = np.asarray(value)
+        name = {"uint32": "int64", "uint64": "int64", "float128": "float64"}.get(arr.dtype.name, arr.dtype.name)
+        if arr.dtype.kind == "b":
+            return ("c", f"${int(arr)}:bool")
+        if arr.dtype.kind in "iu":
+            return ("c", f"${int(arr)}:{name}")
+        if arr.dtype.kind == "f":
+            return ("c", f"${float(arr)!r}:{name}")
+    if isinstance(value, (list, tuple)) or type(value).__module__ == "numpy":
+        node = _constant_input("arithmetic.expression", 0, value)
+        if isinstance(node, DataNode):
+            return ("in", node)
+    return None
+
+
+def _leaves(tree, out):
+    if tree[0] == "in":
+        if all(n is not tree[1] for n in out):
+            out.append(tree[1])
+    elif tree[0] != "c":
+        for child in tree[1:]:
+            _leaves(child, out)
+    return out
+
+
+def expression(op, *operands):
+    """An expression node `op(operands...)` (DataNodes, expression nodes, Python numbers); NotImplemented
+    when an operand is not something arithmetic takes (so Python tries the reflected operator)."""
+    trees = [_operand(v, op) for v in operands]
+    if any(t is None for t in trees):
         return NotImplemented
-    is_int = isinstance(other, numbers.Integral)
-    return call_operator("arithmetic.scalar", [node],
-                         {"operation": operation, "scalar": float(other), "integer_scalar": is_int},
-                         device=node._call.device)[0]
+    if not any(isinstance(v, DataNode) for v in operands) and not any(t[0] == "in" for t in trees):
+        raise TypeError(f"arithmetic {op}: at least one operand must be a DataNode")
+    tree = (op, *trees)
+    if len(_leaves(tree, [])) > _MAX_EXPR_INPUTS:  # too many inputs for one operator: materialise the operands
+        trees = [("in", v) if isinstance(v, DataNode) else t for v, t in zip(operands, trees)]
+        tree = (op, *trees)
+    return ExpressionNode(tree)
+
+
+def _binary(op, left, right):
+    return expression(op, left, right)
+
+
+def _serialise(tree, leaves):
+    if tree[0] == "in":
+        return "&" + str(next(i for i, n in enumerate(leaves) if n is tree[1]))
+    if tree[0] == "c":
+        return tree[1]
+    return tree[0] + "(" + ",".join(_serialise(t, leaves) for t in tree[1:]) + ")"
+
+
+class ExpressionNode(DataNode):
+    """The result of DataNode arithmetic or a sluice.math function: an expression over DataNodes and
+    constants. Used as an operand of further arithmetic, its expression is inlined (one fused operator
+    per chain); anything else that reads it (an operator, a pipeline output, ``name``) makes the
+    ``arithmetic.expression`` call, once."""
+
+    def __init__(self, tree):  # noqa: super().__init__ is not called: _call is made lazily
+        self._tree = tree
+        self._pipeline = current.current()
+
+    @property
+    def expression(self):
+        """The expression in arithmetic.expression's text form (inputs numbered by first use)."""
+        return _serialise(self._tree, _leaves(self._tree, []))
+
+    @property
+    def device(self):
+        if "_call" in self.__dict__:
+            return DataNode.device.fget(self)
+        return "gpu" if any(n.device == "gpu" for n in _leaves(self._tree, [])) else "cpu"
+
+    def __getattr__(self, attr):
+        if attr in ("_call", "_index"):
+            self._materialise()
+            return self.__dict__[attr]
+        raise AttributeError(attr)
+
+    def _materialise(self):
+        leaves = _leaves(self._tree, [])
+        text = _serialise(self._tree, leaves)
+        pushed = self._pipeline is not None and current.current() is not self._pipeline
+        if pushed:
+            current.push(self._pipeline)
+        try:
+            device = "gpu" if any(n.device == "gpu" for n in leaves) else "cpu"
+            call = make_call("arithmetic.expression", leaves, {"expression": text}, device=device)
+        finally:
+            if pushed:
+                current.pop()
+        call.outputs[0] = self
+        self.__dict__["_call"] = call
+        self.__dict__["_index"] = 0
+        if call.pipeline is not None:
+            call.pipeline._record_call(call)
 
 
 class OpCall:

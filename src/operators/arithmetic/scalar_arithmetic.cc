@@ -115,8 +115,8 @@ class ScalarArithmetic : public Operator {
 
 SLUICE_REGISTER_OPERATORS(RegisterScalarArithmetic) {
   r.Register(OpSchema("arithmetic.scalar")
-                 .Doc("Elementwise arithmetic between a tensor and a constant; what Python DataNode arithmetic "
-                      "(images * 2, 1 - x, labels / 4) creates. A float input keeps its type; an integer input "
+                 .Doc("Elementwise arithmetic between a tensor and one constant (Python DataNode arithmetic makes "
+                      "arithmetic.expression instead). A float input keeps its type; an integer input "
                       "keeps its type with an integer constant and becomes float32 with a float constant or a "
                       "division; a bool input becomes int32 or float32.")
                  .Input("input", "Numeric data.")

@@ -1,0 +1,84 @@
+// readers.numpy: DALI's NumPy reader on the CPU. Lists .npy files (file_root + file_filter,
+// recursively; file_list; files) and outputs each array with its dtype and shape (Fortran-order
+// arrays transposed to C order, as DALI does).
+//
+// Two parts, because the ROI arguments are per-sample argument inputs that the loader thread
+// cannot see: NumpyLoader (a ReaderOperator: sharding, shuffling, padding, prefetching, checkpoint
+// state) and NumpyReader, the operator the pipeline runs, which forwards to it. Without a ROI the
+// loader thread reads whole arrays. With a ROI the loader only parses the headers (its output is a
+// descriptor per sample), and NumpyReader's Setup computes the ROI per sample and its Run reads only
+// the ROI's bytes on the executor's threads, with one pread per contiguous run of the ROI (the
+// innermost axis in file order, merged with the following axes when the ROI spans them whole).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "readers/npy_header.h"
+#include "readers/reader_operator.h"
+
+namespace sluice {
+
+// Lists the files of file_root whose names match `filter` (fnmatch, case-sensitive), walking
+// subfolders; sorted by relative path. Throws naming the folder if it cannot be read or none match.
+std::vector<std::string> ListNpyFiles(const std::string& root, const std::string& filter);
+
+// Copies a box of elements stored in C order with shape `src_shape` into `dst` (C order, shape
+// `dst_shape`) at `dst_offset`, where source axis j is destination axis perm[j].
+void CopyBoxPermuted(const char* src, const std::vector<int64_t>& src_shape, const std::vector<int>& perm, char* dst,
+                     const std::vector<int64_t>& dst_shape, const std::vector<int64_t>& dst_offset, size_t elem);
+
+class NumpyLoader : public ReaderOperator {
+ public:
+  NumpyLoader(const OpSpec& spec, bool headers_only);
+  ~NumpyLoader() override;
+  const std::vector<std::string>& files() const { return files_; }
+
+ protected:
+  int64_t InitDataset() override;
+  std::string DatasetName() const override;
+  int NumOutputs() const override { return 1; }
+  void ReadBatch(const std::vector<int64_t>& indices, std::vector<TensorList>& outs, const MemoryConfig& cfg) override;
+  void AdjustSequencer(SequencerOptions& s) const override;
+
+ private:
+  bool headers_only_;
+  std::string file_root_, file_list_, filter_;
+  std::vector<std::string> file_args_;
+  bool shuffle_after_epoch_ = false;
+  std::vector<std::string> files_;
+  std::vector<char> scratch_;
+};
+
+class NumpyReader : public Operator {
+ public:
+  explicit NumpyReader(const OpSpec& spec);
+  ~NumpyReader() override;
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override;
+  void Run(Workspace& ws) override;
+  std::optional<ReaderMeta> reader_meta() const override { return loader_->reader_meta(); }
+  bool has_state() const override { return true; }
+  StateMap SaveState() const override { return loader_->SaveState(); }
+  void RestoreState(const StateMap& state) override { loader_->RestoreState(state); }
+  void Reset() override { loader_->Reset(); }
+  NumpyLoader& loader() { return *loader_; }
+
+ private:
+  struct Item {
+    std::string path;
+    NpyHeader header;
+    std::vector<int64_t> anchor, out_shape;  // the ROI in C-order coordinates
+  };
+  void ReadRoi(const Item& it, char* dst, std::vector<char>& scratch) const;
+
+  bool roi_ = false;
+  std::string policy_;
+  double fill_ = 0;
+  std::vector<int> roi_axes_;
+  std::unique_ptr<NumpyLoader> loader_;
+  std::vector<Item> items_;
+  std::vector<std::vector<char>> scratch_;  // per thread
+};
+
+}  // namespace sluice
