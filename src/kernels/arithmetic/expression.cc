@@ -201,6 +201,35 @@ inline double Round(DType t, double v) {
   }
 }
 
+// Whole-chunk rounding and wrapping: the type switch outside the loop, so the loops vectorize.
+inline void RoundArray(DType t, const double* src, double* dst, int n) {
+  switch (t) {
+    case DType::kFloat32:
+      for (int k = 0; k < n; ++k) dst[k] = static_cast<double>(static_cast<float>(src[k]));
+      break;
+    case DType::kFloat16:
+      for (int k = 0; k < n; ++k) dst[k] = Round(DType::kFloat16, src[k]);
+      break;
+    default:
+      if (dst != src) std::copy(src, src + n, dst);
+  }
+}
+template <typename T>
+inline void WrapAs(const int64_t* src, int64_t* dst, int n) {
+  for (int k = 0; k < n; ++k) dst[k] = static_cast<T>(src[k]);
+}
+inline void WrapArray(DType t, const int64_t* src, int64_t* dst, int n) {
+  switch (t) {
+    case DType::kUInt8: WrapAs<uint8_t>(src, dst, n); break;
+    case DType::kInt8: WrapAs<int8_t>(src, dst, n); break;
+    case DType::kUInt16: WrapAs<uint16_t>(src, dst, n); break;
+    case DType::kInt16: WrapAs<int16_t>(src, dst, n); break;
+    case DType::kInt32: WrapAs<int32_t>(src, dst, n); break;
+    case DType::kBool: for (int k = 0; k < n; ++k) dst[k] = src[k] != 0; break;
+    default: if (dst != src) std::copy(src, src + n, dst);
+  }
+}
+
 inline int64_t IFloorDiv(int64_t a, int64_t b) {
   if (b == 0) return 0;
   if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
@@ -232,16 +261,19 @@ inline double FMod(double a, double b) {
 
 template <typename T>
 inline void Load(const void* p, int64_t off, int n, bool scalar, bool as_float, int64_t* iv, double* fv) {
-  const T* src = static_cast<const T*>(p);
-  auto get = [&](int64_t k) -> T { return src[scalar ? 0 : off + k]; };
-  for (int k = 0; k < n; ++k) {
-    const T x = get(k);
-    if constexpr (std::is_same_v<T, float16>) fv[k] = static_cast<double>(static_cast<float>(x));
-    else if constexpr (std::is_floating_point_v<T>) fv[k] = static_cast<double>(x);
-    else {
-      if (as_float) fv[k] = static_cast<double>(x);
-      else iv[k] = static_cast<int64_t>(x);
-    }
+  const T* src = static_cast<const T*>(p) + (scalar ? 0 : off);
+  const int64_t step = scalar ? 0 : 1;  // a broadcast scalar reads element 0 throughout
+  if constexpr (std::is_same_v<T, float16>) {
+    for (int k = 0; k < n; ++k) fv[k] = static_cast<double>(static_cast<float>(src[k * step]));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (scalar) std::fill(fv, fv + n, static_cast<double>(src[0]));
+    else for (int k = 0; k < n; ++k) fv[k] = static_cast<double>(src[k]);
+  } else if (as_float) {
+    for (int k = 0; k < n; ++k) fv[k] = static_cast<double>(src[k * step]);
+  } else if (scalar) {
+    std::fill(iv, iv + n, static_cast<int64_t>(src[0]));
+  } else {
+    for (int k = 0; k < n; ++k) iv[k] = static_cast<int64_t>(src[k]);
   }
 }
 
@@ -357,8 +389,9 @@ struct Program::Impl {
     return info;
   }
 
+  // Constants fill their chunk once per call (first chunk); later chunks reuse it.
   void EvalChunk(const std::vector<const void*>& inputs, const std::vector<bool>& scalar, int64_t off, int len,
-                 std::vector<int64_t>& ib, std::vector<double>& fb) const {
+                 std::vector<int64_t>& ib, std::vector<double>& fb, bool first) const {
     int64_t ta[3][kChunk];
     double fa[3][kChunk];
     for (size_t ni = 0; ni < nodes.size(); ++ni) {
@@ -374,30 +407,40 @@ struct Program::Impl {
         continue;
       }
       if (n.op == Op::kConst) {
-        if (rf) std::fill(fo, fo + len, n.fvalue);
-        else std::fill(io, io + len, n.ivalue);
+        if (first) {
+          if (rf) std::fill(fo, fo + kChunk, n.fvalue);
+          else std::fill(io, io + kChunk, n.ivalue);
+        }
         continue;
       }
-      // Operands converted to the compute type.
+      // Operands in the compute type: the operand's own chunk when it already is (no copy), else
+      // converted into scratch.
       const bool cf = IsFloating(n.ctype);
+      const double* fx[3] = {fa[0], fa[1], fa[2]};
+      const int64_t* ix[3] = {ta[0], ta[1], ta[2]};
       for (size_t a = 0; a < n.args.size(); ++a) {
         const CNode& c = nodes[static_cast<size_t>(n.args[a])];
         const int64_t* ci = ib.data() + static_cast<size_t>(n.args[a]) * kChunk;
         const double* cfv = fb.data() + static_cast<size_t>(n.args[a]) * kChunk;
         if (cf) {
           if (IsFloating(c.type)) {
-            if (c.type == n.ctype || n.ctype == DType::kFloat64) std::copy(cfv, cfv + len, fa[a]);
-            else for (int k = 0; k < len; ++k) fa[a][k] = Round(n.ctype, cfv[k]);
+            if (c.type == n.ctype || n.ctype == DType::kFloat64) fx[a] = cfv;
+            else RoundArray(n.ctype, cfv, fa[a], len);
           } else {
-            for (int k = 0; k < len; ++k) fa[a][k] = Round(n.ctype, static_cast<double>(ci[k]));
+            for (int k = 0; k < len; ++k) fa[a][k] = static_cast<double>(ci[k]);
+            RoundArray(n.ctype, fa[a], fa[a], len);
           }
         } else {
-          if (c.type == n.ctype || (c.type != DType::kInt64 && n.ctype == DType::kInt64)) std::copy(ci, ci + len, ta[a]);
-          else for (int k = 0; k < len; ++k) ta[a][k] = Wrap(n.ctype, ci[k]);
+          if (c.type == n.ctype || (c.type != DType::kInt64 && n.ctype == DType::kInt64)) ix[a] = ci;
+          else WrapArray(n.ctype, ci, ta[a], len);
         }
       }
-      const double *x = fa[0], *y = fa[1], *z = fa[2];
-      const int64_t *u = ta[0], *v = ta[1], *w = ta[2];
+      const double* __restrict x = fx[0];
+      const double* __restrict y = fx[1];
+      const double* __restrict z = fx[2];
+      const int64_t* __restrict u = ix[0];
+      const int64_t* __restrict v = ix[1];
+      const int64_t* __restrict w = ix[2];
 #define SLUICE_F(expr) for (int k = 0; k < len; ++k) fo[k] = (expr)
 #define SLUICE_I(expr) for (int k = 0; k < len; ++k) io[k] = (expr)
 #define SLUICE_U(a, b, o) static_cast<int64_t>(static_cast<uint64_t>(a) o static_cast<uint64_t>(b))
@@ -473,12 +516,8 @@ struct Program::Impl {
 #undef SLUICE_F
 #undef SLUICE_I
 #undef SLUICE_U
-      if (rf) {
-        if (n.type != DType::kFloat64)
-          for (int k = 0; k < len; ++k) fo[k] = Round(n.type, fo[k]);
-      } else if (n.type != DType::kInt64) {
-        for (int k = 0; k < len; ++k) io[k] = Wrap(n.type, io[k]);
-      }
+      if (rf) RoundArray(n.type, fo, fo, len);
+      else WrapArray(n.type, io, io, len);
     }
   }
 };
@@ -503,7 +542,7 @@ void Program::Evaluate(const std::vector<const void*>& inputs, const std::vector
   const double* rf = fb.data() + (nn - 1) * kChunk;
   for (int64_t off = 0; off < n; off += kChunk) {
     const int len = static_cast<int>(std::min<int64_t>(kChunk, n - off));
-    impl_->EvalChunk(inputs, scalar, off, len, ib, fb);
+    impl_->EvalChunk(inputs, scalar, off, len, ib, fb, off == 0);
     VisitDType(ot, [&](auto tag) {
       using T = decltype(tag);
       T* dst = static_cast<T*>(out) + off;
