@@ -2,13 +2,14 @@
 
     sluice bench [options]            the main benchmark (sluice bench --help; see sluice.bench)
     sluice wds2idx ARCHIVE [INDEX]    writes a tar's WebDataset index (DALI's wds2idx format v1.2)
+    sluice prepare INPUT... -o OUT    re-encodes a dataset into WebDataset shards + indexes (sluice prepare --help)
     sluice ops [NAME]                 the registered operators, or one operator's arguments and docs
 """
 import argparse
 import os
 import sys
 
-COMMANDS = ("bench", "wds2idx", "ops")
+COMMANDS = ("bench", "wds2idx", "prepare", "ops")
 
 
 def _usage():
@@ -116,6 +117,10 @@ def main(argv=None):
         return bench_main(rest)
     if cmd == "wds2idx":
         return wds2idx_main(rest)
+    if cmd == "prepare":
+        from .prepare import main as prepare_main
+
+        return prepare_main(rest)
     if cmd == "ops":
         return ops_main(rest)
     from .errors import did_you_mean
