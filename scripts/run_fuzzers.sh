@@ -9,8 +9,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Seed corpora: real images for the decoders, small tars and index files for the readers,
-# fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser.
-mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy"
+# fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser, fuzz/tfrecord_seeds/ for TFRecord framing, tf.Example and index parsing.
+mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -18,6 +18,7 @@ printf 'v1.2 1\njpg 512 1 a.jpg cls 1536 1 a.cls\n' > "$work/index/v12.idx"
 printf 'v1.1 1\njpg 512 1\n' > "$work/index/v11.idx"
 cp "$root"/fuzz/checkpoint_seeds/*.ckpt "$work/checkpoints/"
 cp "$root"/fuzz/npy_seeds/* "$work/npy/"
+cp "$root"/fuzz/tfrecord_seeds/* "$work/tfrecord/"
 
 status=0
 for fuzzer in "$build"/fuzz_*; do
@@ -29,6 +30,7 @@ for fuzzer in "$build"/fuzz_*; do
     fuzz_wds_index*) corpus="$work/index" ;;
     fuzz_checkpoint*) corpus="$work/checkpoints" ;;
     fuzz_npy*) corpus="$work/npy" ;;
+    fuzz_tfrecord*) corpus="$work/tfrecord" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name"

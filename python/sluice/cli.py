@@ -2,6 +2,7 @@
 
     sluice bench [options]            the main benchmark (sluice bench --help; see sluice.bench)
     sluice wds2idx ARCHIVE [INDEX]    writes a tar's WebDataset index (DALI's wds2idx format v1.2)
+    sluice tfrecord2idx FILE [INDEX]  writes a TFRecord file's index (DALI's tfrecord2idx format)
     sluice prepare INPUT... -o OUT    re-encodes a dataset into WebDataset shards + indexes (sluice prepare --help)
     sluice ops [NAME]                 the registered operators, or one operator's arguments and docs
 """
@@ -9,11 +10,37 @@ import argparse
 import os
 import sys
 
-COMMANDS = ("bench", "wds2idx", "prepare", "ops")
+COMMANDS = ("bench", "wds2idx", "tfrecord2idx", "prepare", "ops")
 
 
 def _usage():
     return __doc__.split("\n\n", 1)[1]
+
+
+def tfrecord2idx_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="sluice tfrecord2idx",
+        description="Writes the index of TFRecord files in DALI's tfrecord2idx format (one '<offset> <size>' line "
+                    "per record, the size including the 16 framing bytes), checking every record's CRCs. DALI's form: "
+                    "tfrecord2idx FILE INDEX; several files: each gets FILE.idx (or --output-dir).")
+    ap.add_argument("files", nargs="+", help="the TFRecord file(s), optionally followed by one index path")
+    ap.add_argument("--output-dir", help="writes <name>.idx for each file into this directory")
+    args = ap.parse_args(argv)
+    files, dest_one = args.files, None
+    if len(files) == 2 and not args.output_dir and os.path.exists(files[0]) and not os.path.exists(files[1]):
+        files, dest_one = files[:1], files[1]
+
+    from .tfrecord import write_index
+
+    status = 0
+    for f in files:
+        dest = dest_one or os.path.join(args.output_dir or os.path.dirname(f), os.path.basename(f) + ".idx")
+        try:
+            write_index(f, dest)
+        except Exception as e:  # SluiceError: bad CRC, truncated record, unreadable file
+            print(f"sluice tfrecord2idx: {e}", file=sys.stderr)
+            status = 1
+    return status
 
 
 def wds2idx_main(argv):
@@ -117,6 +144,8 @@ def main(argv=None):
         return bench_main(rest)
     if cmd == "wds2idx":
         return wds2idx_main(rest)
+    if cmd == "tfrecord2idx":
+        return tfrecord2idx_main(rest)
     if cmd == "prepare":
         from .prepare import main as prepare_main
 

@@ -28,6 +28,7 @@ void BindStatistics(nb::module_& m);
 void BindPipelineOptions(nb::module_& m);
 void BindPipeline(nb::module_& m);
 void BindWdsIndex(nb::module_& m);
+void BindTfRecordIndex(nb::module_& m);
 
 // DLPack element type of a DType, and back (nullopt for types Sluice has no DType for).
 nb::dlpack::dtype ToDLPack(DType t);

@@ -41,4 +41,5 @@ NB_MODULE(_sluice, m) {
   BindPipelineOptions(m);
   BindPipeline(m);
   BindWdsIndex(m);
+  BindTfRecordIndex(m);
 }
