@@ -16,8 +16,7 @@ from .errors import ArgumentError
 from .graph import make_call
 from .tensors import to_sample_array, to_samples
 
-SampleInfo = collections.namedtuple("SampleInfo", "idx_in_epoch idx_in_batch iteration epoch_idx")
-BatchInfo = collections.namedtuple("BatchInfo", "iteration epoch_idx")
+from .parallel_source import BatchInfo, ParallelPool, SampleInfo  # noqa: E402 (re-exported)
 
 _names = itertools.count()
 
@@ -25,7 +24,8 @@ _names = itertools.count()
 class ExternalSourceGroup:
     """The Python side of one external_source call: its source and the C++ operators it feeds."""
 
-    def __init__(self, source, num_outputs, cycle, batch, batch_info, layout):
+    def __init__(self, source, num_outputs, cycle, batch, batch_info, layout, parallel=False,
+                 prefetch_queue_depth=1):
         if cycle not in (None, False, True, "no", "quiet", "raise"):
             raise ArgumentError(f"external_source: cycle must be False, True, 'quiet' or 'raise', got {cycle!r}",
                                 op="external_source", argument="cycle")
@@ -48,6 +48,17 @@ class ExternalSourceGroup:
         if self.cycle != "no" and self._is_callable:
             raise ArgumentError("external_source: cycle applies to iterables, not to callables",
                                 op="external_source", argument="cycle")
+        self.parallel = bool(parallel)
+        self.prefetch_queue_depth = 1 if prefetch_queue_depth is None else int(prefetch_queue_depth)
+        self.pool = None  # a parallel_source.ParallelPool, started by Pipeline.build()
+        if self.parallel:
+            _check_parallel_source(self)
+
+    def start_pool(self, num_workers, start_method):
+        """Starts the worker processes of a parallel external source (at the pipeline's build())."""
+        if self.parallel and self.pool is None:
+            self.pool = ParallelPool(self, num_workers, start_method, self.prefetch_queue_depth)
+        return self.pool
 
     def reset(self):
         """Starts the next epoch (after StopIteration)."""
@@ -57,7 +68,12 @@ class ExternalSourceGroup:
 
     def next_batch(self, batch_size):
         """One batch per output: a list of NumPy arrays each. Raises StopIteration at the epoch's end."""
-        if self.batch:
+        if self.pool is not None:
+            batches = self.pool.next_batch(self._epoch, self._iteration, batch_size)
+            if len(batches) != len(self.op_names):
+                raise ValueError(f"external_source: the source returned {len(batches)} outputs, "
+                                 f"expected num_outputs={len(self.op_names)}")
+        elif self.batch:
             data = self._next_item(self._info_for_batch())
             outputs = data if self.num_outputs is not None else (data,)
             outputs = list(outputs)
@@ -98,6 +114,26 @@ class ExternalSourceGroup:
             raise
 
 
+def _check_parallel_source(group):
+    """DALI's rules for ``parallel=True``: a callable taking one argument (SampleInfo with
+    ``batch=False``; BatchInfo or the iteration with ``batch=True``)."""
+    if group.source is None:
+        raise ArgumentError("external_source: parallel=True needs a `source`",
+                            op="external_source", argument="parallel")
+    if not group._is_callable:
+        raise ArgumentError("external_source: parallel=True with an iterable or a generator function is not "
+                            "supported by Sluice; use a callable (per sample with batch=False, or per batch)",
+                            op="external_source", argument="source")
+    if group._callback_args != 1:
+        what = "SampleInfo" if not group.batch else ("BatchInfo" if group.batch_info else "the iteration index")
+        raise ArgumentError(f"external_source: with parallel=True the source callback must accept exactly one "
+                            f"positional argument ({what}), it takes {group._callback_args}",
+                            op="external_source", argument="source")
+    if group.prefetch_queue_depth < 1:
+        raise ArgumentError(f"external_source: prefetch_queue_depth must be at least 1, got "
+                            f"{group.prefetch_queue_depth}", op="external_source", argument="prefetch_queue_depth")
+
+
 def _positional_arity(fn):
     try:
         params = inspect.signature(fn).parameters.values()
@@ -115,17 +151,17 @@ def external_source(source=None, num_outputs=None, *, cycle=None, name=None, dev
     Without ``source``, feed each batch with ``pipe.feed_input(name, data)`` before each run.
     ``layout``, ``dtype`` and ``ndim`` (one value, or one per output), ``seed``,
     ``bytes_per_sample_hint`` and ``preserve`` are the C++ ``external_source`` operator's arguments,
-    with its defaults (None also means the default, as in DALI). ``parallel``, ``no_copy``,
-    ``prefetch_queue_depth``, ``cuda_stream``, ``use_copy_kernel`` and ``blocking`` are accepted
+    with its defaults (None also means the default, as in DALI). ``parallel=True`` runs a callable
+    ``source`` in the pipeline's ``py_num_workers`` worker processes (``py_start_method``), with
+    ``prefetch_queue_depth`` batches computed ahead (see ``sluice.parallel_source``). ``no_copy``,
+    ``cuda_stream``, ``use_copy_kernel`` and ``blocking`` are accepted
     for DALI compatibility; Sluice always copies the fed data.
     """
-    if parallel:
-        raise ArgumentError("external_source: parallel=True (worker processes) is not supported",
-                            op="external_source", argument="parallel")
     n = 1 if num_outputs is None else int(num_outputs)
     layouts = layout if isinstance(layout, (list, tuple)) else [layout] * n
     dtypes = dtype if isinstance(dtype, (list, tuple)) else [dtype] * n
-    group = ExternalSourceGroup(source, num_outputs, cycle, batch, batch_info, layouts)
+    group = ExternalSourceGroup(source, num_outputs, cycle, batch, batch_info, layouts, parallel=parallel,
+                                prefetch_queue_depth=prefetch_queue_depth)
     base = name or f"__external_source_{next(_names)}"
     nodes = []
     for k in range(n):

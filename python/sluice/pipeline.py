@@ -19,6 +19,7 @@ import inspect
 import os
 import sys
 import types as _pytypes
+import weakref
 
 from . import _sluice, current
 from .errors import SluiceError
@@ -71,6 +72,8 @@ class Pipeline:
         o.enable_checkpointing = bool(enable_checkpointing)
         o.checkpoint = checkpoint
         self._prefetch_queue_depth = prefetch_queue_depth
+        self._py_num_workers = py_num_workers
+        self._py_start_method = py_start_method
 
         self._outputs = None        # DataNodes given to set_outputs / returned by define_graph
         self._recorded = []         # calls made while this pipeline was current (for `preserve`)
@@ -142,6 +145,11 @@ class Pipeline:
         options = copy.copy(self._options)
         if not any(c.device != "cpu" for c in calls):
             options.device_id = -1  # a CPU-only graph never touches CUDA, whatever device_id says
+        # Parallel external sources' workers start before the C++ pipeline (and its threads) exist.
+        pools = [c.external_source.start_pool(self._py_num_workers, self._py_start_method)
+                 for c in calls if c.external_source is not None and c.external_source.parallel]
+        if pools:
+            weakref.finalize(self, _close_pools, pools)
         cpp = _sluice.Pipeline(options)  # validates the options
         edges = {}
         for call in calls:
@@ -353,6 +361,11 @@ def _meta_dict(m):
     return {"epoch_size": m.epoch_size, "epoch_size_padded": m.epoch_size_padded,
             "number_of_shards": m.number_of_shards, "shard_id": m.shard_id,
             "pad_last_batch": m.pad_last_batch, "stick_to_shard": m.stick_to_shard}
+
+
+def _close_pools(pools):
+    for pool in pools:
+        pool.close()
 
 
 def _queue_depths(depth, exec_async):
