@@ -15,16 +15,6 @@
 namespace sluice {
 namespace {
 
-// ResizeFilterNames() order.
-constexpr kernels::ResizeFilter kFilters[] = {kernels::ResizeFilter::kNearest, kernels::ResizeFilter::kLinear,
-                                              kernels::ResizeFilter::kCubic, kernels::ResizeFilter::kLanczos3,
-                                              kernels::ResizeFilter::kTriangular, kernels::ResizeFilter::kGaussian};
-
-kernels::ResizeFilter FilterOf(const std::string& s) {
-  const auto& names = ResizeFilterNames();
-  return kFilters[std::find(names.begin(), names.end(), s) - names.begin()];  // the schema admits only these
-}
-
 std::pair<float, float> Range2(const std::vector<double>& v) {
   return {static_cast<float>(v.front()), static_cast<float>(v.back())};
 }
@@ -38,10 +28,7 @@ class RandomResizedCropOp : public Operator {
     const auto size = Arg<std::vector<int64_t>>("size");
     out_h_ = size.front();
     out_w_ = size.back();
-    const auto interp = FilterOf(Arg<std::string>("interp_type"));
-    params_.min_filter = HasArg("min_filter") ? FilterOf(Arg<std::string>("min_filter")) : interp;
-    params_.mag_filter = HasArg("mag_filter") ? FilterOf(Arg<std::string>("mag_filter")) : interp;
-    params_.antialias = Arg<bool>("antialias");
+    params_ = ResizeFilterParams(*this);
   }
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {

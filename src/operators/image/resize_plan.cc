@@ -24,11 +24,16 @@ const std::vector<std::string>& ResizeFilterNames() {
   return names;
 }
 
-ResizeArgs::ResizeArgs(const Operator& op) {
+kernels::ResizeParams ResizeFilterParams(const Operator& op) {
+  kernels::ResizeParams params;
   const auto interp = FilterOf(op.Arg<std::string>("interp_type"));
   params.min_filter = op.HasArg("min_filter") ? FilterOf(op.Arg<std::string>("min_filter")) : interp;
   params.mag_filter = op.HasArg("mag_filter") ? FilterOf(op.Arg<std::string>("mag_filter")) : interp;
   params.antialias = op.Arg<bool>("antialias");
+  return params;
+}
+
+ResizeArgs::ResizeArgs(const Operator& op) : params(ResizeFilterParams(op)) {
   mode = *ParseResizeMode(op.Arg<std::string>("mode"));
   auto max = op.Arg<std::vector<double>>("max_size");
   if (max.size() == 1) max.push_back(max[0]);

@@ -16,6 +16,9 @@ namespace sluice {
 
 // interp_type's spellings, in DALIInterpType's order (an integer i names the i-th).
 const std::vector<std::string>& ResizeFilterNames();
+// The filters and antialiasing from the schema's interp_type, min_filter, mag_filter and antialias
+// arguments (shared by resize and random_resized_crop).
+kernels::ResizeParams ResizeFilterParams(const Operator& op);
 
 // The constant arguments (schema-validated), read once by the operator's constructor.
 struct ResizeArgs {
