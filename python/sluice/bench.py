@@ -20,11 +20,11 @@ import time
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
-SLUICE_PIPELINES = ["train", "val", "train-wds", "decode-only"]
-BASELINE_PIPELINES = ["torchvision-train", "torchvision-val"]
+SLUICE_PIPELINES = ["train", "val", "train-wds", "decode-only", "train-randaug"]
+BASELINE_PIPELINES = ["torchvision-train", "torchvision-val", "torchvision-train-randaug"]
 ALL_PIPELINES = SLUICE_PIPELINES + BASELINE_PIPELINES
 BASELINE_OF = {"train": "torchvision-train", "train-wds": "torchvision-train", "val": "torchvision-val",
-               "decode-only": None}
+               "decode-only": None, "train-randaug": "torchvision-train-randaug"}
 
 
 # --------------------------------------------------------------------------- measurement helpers
@@ -130,7 +130,15 @@ def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: i
                                             random_shuffle=kind.startswith("train"), name="Reader")
         if kind == "decode-only":
             return fn.decoders.image(jpegs, output_type=types.RGB), labels
-        if kind in ("train", "train-wds"):
+        if kind == "train-randaug":
+            # DALI's EfficientNet recipe: crop, resize, flip, RandAugment(n=2, m=9), normalize.
+            from sluice.auto_aug import rand_augment
+            images = fn.decoders.image_random_crop(jpegs, output_type=types.RGB)
+            images = fn.resize(images, resize_x=224, resize_y=224)
+            images = fn.flip(images, horizontal=fn.random.coin_flip(probability=0.5))
+            images = rand_augment.rand_augment(images, n=2, m=9)
+            mirror = 0
+        elif kind in ("train", "train-wds"):
             images = fn.decoders.image_random_crop(jpegs, output_type=types.RGB)
             images = fn.resize(images, resize_x=224, resize_y=224)
             mirror = fn.random.coin_flip(probability=0.5)
@@ -153,10 +161,13 @@ def torchvision_loader(kind: str, data: str, batch_size: int, threads: int):
     if kind == "torchvision-train":
         tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
                                  transforms.ToTensor(), normalize])
+    elif kind == "torchvision-train-randaug":
+        tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
+                                 transforms.RandAugment(num_ops=2, magnitude=9), transforms.ToTensor(), normalize])
     else:
         tf = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(), normalize])
     ds = datasets.ImageFolder(os.path.join(data, "train"), tf)
-    return torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=kind == "torchvision-train",
+    return torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=kind.startswith("torchvision-train"),
                                        num_workers=threads, persistent_workers=False)
 
 

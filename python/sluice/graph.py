@@ -96,6 +96,14 @@ class DataNode:
     def __gt__(self, other): return _binary("gt", self, other)
     def __ge__(self, other): return _binary("ge", self, other)
     def __neg__(self): return expression("neg", self)
+
+    def __getitem__(self, index):
+        """``x[i]``: element i of the outermost dimension of every sample (``shape[1]`` of a batch of
+        shapes is the width). Only a single non-negative integer index (DALI also takes slices and
+        negative indices)."""
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral) or index < 0:
+            raise TypeError(f"{self.name}[{index!r}]: a DataNode takes a single non-negative integer index")
+        return call_operator("element_extract", [self], {"element_map": [int(index)]})[0]
     def __pos__(self): return self
 
 

@@ -20,8 +20,9 @@ SLUICE_ONLY = {
 
 
 def is_public(name):
-    """False for the test-only operators of development builds (``testing.*``)."""
-    return not name.startswith("testing.")
+    """False for the test-only operators of development builds (``testing.*``) and the internal
+    ones that Python helpers call (``_select.*``, behind sluice.auto_aug)."""
+    return not name.startswith(("testing.", "_"))
 
 
 def operator_names(include_testing=False):

@@ -30,3 +30,23 @@ def test_example_trains_a_few_steps(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "3 classes, 12 images" in result.stdout
     assert "step 2/2: loss" in result.stdout
+
+
+def test_randaugment_mixup_example_trains_a_few_steps(tmp_path):
+    """examples/randaugment_mixup_train.py: RandAugment + MixUp in the pipeline, soft targets."""
+    rng = np.random.default_rng(1)
+    for c in range(3):
+        (tmp_path / f"class{c}").mkdir()
+        for i in range(4):
+            pixels = rng.integers(0, 255, size=(40 + 8 * i, 48, 3), dtype=np.uint8)
+            PIL.fromarray(pixels).save(tmp_path / f"class{c}" / f"{i}.jpg", quality=90)
+    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+    env.pop("RANK", None)
+    env.pop("WORLD_SIZE", None)
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "randaugment_mixup_train.py"), str(tmp_path),
+                             "--steps", "2", "--batch-size", "4", "--crop", "32", "--threads", "1"],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "3 classes, 12 images, RandAugment n=2 m=9" in result.stdout
+    assert "step 2/2: loss" in result.stdout
+    assert "busiest operators" in result.stdout

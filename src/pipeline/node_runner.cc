@@ -128,7 +128,11 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
   }
   for (const EdgeRef& e : node.inputs) ws.inputs_.push_back(list_of(e));
   for (const auto& [arg, e] : node.arg_inputs) ws.arg_inputs_[arg] = list_of(e);
-  ws.batch_size_ = ws.inputs_.empty() ? cfg_.options.batch_size : ws.inputs_[0]->num_samples();
+  // An operator without inputs makes as many samples as its per-sample arguments have (the partial
+  // batch of a sluice.auto_aug branch, e.g. transforms.shear(shear=per-sample)), else a full batch.
+  ws.batch_size_ = !ws.inputs_.empty()        ? ws.inputs_[0]->num_samples()
+                   : !ws.arg_inputs_.empty() ? ws.arg_inputs_.begin()->second->num_samples()
+                                             : cfg_.options.batch_size;
   for (auto& tl : outs[static_cast<size_t>(n)]) {
     // The slot gives its buffer back and takes one: the same buffer when nobody else holds it,
     // else (a Batch outlives its release, or a batch of the other stage still refers to it) a

@@ -1,5 +1,6 @@
 // reshape: gives the data of each sample a new shape (DALI's fn.reshape: shape, rel_shape, src_dims,
 // layout; the shape as a constant, an argument input or a second input). The data are copied.
+// reinterpret is reshape that may also change the type: the bytes stay, read as `dtype`.
 #include <cmath>
 #include <cstring>
 
@@ -27,6 +28,7 @@ class Reshape : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
+    const DType out_type = OutputType(in.dtype());
     const int n = in.num_samples();
     const bool shape_input = ws.num_inputs() > 1;
     if (shape_input && (has_shape_ || has_rel_))
@@ -52,7 +54,7 @@ class Reshape : public Operator {
     std::vector<TensorShape> out(static_cast<size_t>(n));
     int out_nd = -1;
     for (int i = 0; i < n; ++i) {
-      out[static_cast<size_t>(i)] = OutShape(in.shape(i), shapes.empty() ? nullptr : &shapes[static_cast<size_t>(i)],
+      out[static_cast<size_t>(i)] = OutShape(InOutputElements(in.shape(i), in.dtype(), out_type, i), shapes.empty() ? nullptr : &shapes[static_cast<size_t>(i)],
                                              rels.empty() ? nullptr : &rels[static_cast<size_t>(i)], i);
       if (out_nd >= 0 && out[static_cast<size_t>(i)].ndim() != out_nd)
         throw Error("reshape: the output samples differ in their number of dimensions (" + std::to_string(out_nd) + " and " +
@@ -67,8 +69,12 @@ class Reshape : public Operator {
     } else if (!layout_given_ && n > 0 && static_cast<int>(in.layout().size()) == out_nd) {
       layout = in.layout();
     }
-    return {{out, in.dtype(), layout, false}};
+    return {{out, out_type, layout, false}};
   }
+
+ protected:
+  // reshape keeps the type; reinterpret overrides this with its `dtype`.
+  virtual DType OutputType(DType in) const { return in; }
 
   void RunSample(Workspace& ws, int i, int) override {
     if (ws.Input(0).sample_bytes(i))
@@ -76,6 +82,20 @@ class Reshape : public Operator {
   }
 
  private:
+  // The input's shape counted in elements of the output type: the innermost extent scales when the
+  // element size changes (reinterpret from 4 uint8 to 1 int32 per pixel, say).
+  TensorShape InOutputElements(const TensorShape& in, DType from, DType to, int sample) const {
+    if (SizeOf(from) == SizeOf(to)) return in;
+    const int64_t bytes = in.ndim() ? in[in.ndim() - 1] * static_cast<int64_t>(SizeOf(from)) : 0;
+    if (in.ndim() == 0 || bytes % static_cast<int64_t>(SizeOf(to)) != 0)
+      ThrowArgError("dtype", "sample " + std::to_string(sample) + " (shape " + in.ToString() + ", " + std::string(ToString(from)) +
+                                 "): the innermost extent of " + std::to_string(bytes) + " bytes is not a whole number of " +
+                                 std::string(ToString(to)) + " elements");
+    std::vector<int64_t> dims = in.to_vector();
+    dims.back() = bytes / static_cast<int64_t>(SizeOf(to));
+    return TensorShape(dims);
+  }
+
   TensorShape OutShape(const TensorShape& in, const std::vector<int64_t>* shape, const std::vector<double>* rel, int sample) const {
     const int64_t volume = in.num_elements();
     const int nd = in.ndim();
@@ -136,30 +156,53 @@ class Reshape : public Operator {
   bool layout_given_;
 };
 
+class Reinterpret : public Reshape {
+ public:
+  explicit Reinterpret(const OpSpec& spec) : Reshape(spec), dtype_given_(HasArg("dtype")), dtype_(Arg<DType>("dtype")) {}
+
+ protected:
+  DType OutputType(DType in) const override { return dtype_given_ ? dtype_ : in; }
+
+ private:
+  bool dtype_given_;
+  DType dtype_;
+};
+
+void ShapeArgs(OpSchema& s) {
+  s.Input("data", "Data to be reshaped (any type).")
+      .Input("shape_input", "1-D integer tensor per sample: same as `shape`.")
+      .OptionalInputs(1)
+      .Output("output", "The reshaped data.")
+      .Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "The output shape; one negative extent is a wildcard.", true)
+      .Arg("rel_shape", ArgType::kFloatList, std::vector<double>{},
+           "The output shape relative to the input's: out[i] = in[src_dims[i] or i] * rel_shape[i]; one "
+           "negative extent is a wildcard.", true)
+      .Arg("src_dims", ArgType::kIntList, std::vector<int64_t>{},
+           "Which input dimension each output dimension takes its extent from (-1: a new dimension of 1).")
+      .Arg("layout", ArgType::kString, std::string(),
+           "The output layout; default: the input's if the number of dimensions is unchanged, else none.")
+      .Layout()
+      .Exclusive({"shape", "rel_shape"});
+}
+
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterReshape) {
-  r.Register(OpSchema("reshape")
-                 .Doc("Gives each sample a new shape with the same number of elements (DALI's reshape; the data are "
-                      "copied). The shape comes from `shape` (a constant, an argument input or the optional second "
-                      "input), or from `rel_shape` (relative to the input's extents, optionally picked by `src_dims`); "
-                      "one negative extent is a wildcard that receives what the volume needs. Without `layout` the "
-                      "input's layout is kept when the number of dimensions is unchanged, else cleared.")
-                 .Input("data", "Data to be reshaped (any type).")
-                 .Input("shape_input", "1-D integer tensor per sample: same as `shape`.")
-                 .OptionalInputs(1)
-                 .Output("output", "The reshaped data.")
-                 .Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "The output shape; one negative extent is a wildcard.", true)
-                 .Arg("rel_shape", ArgType::kFloatList, std::vector<double>{},
-                      "The output shape relative to the input's: out[i] = in[src_dims[i] or i] * rel_shape[i]; one "
-                      "negative extent is a wildcard.", true)
-                 .Arg("src_dims", ArgType::kIntList, std::vector<int64_t>{},
-                      "Which input dimension each output dimension takes its extent from (-1: a new dimension of 1).")
-                 .Arg("layout", ArgType::kString, std::string(),
-                      "The output layout; default: the input's if the number of dimensions is unchanged, else none.")
-                 .Layout()
-                 .Exclusive({"shape", "rel_shape"})
-                 .Factory("cpu", MakeFactory<Reshape>()));
+  OpSchema reshape("reshape");
+  reshape.Doc("Gives each sample a new shape with the same number of elements (DALI's reshape; the data are "
+              "copied). The shape comes from `shape` (a constant, an argument input or the optional second "
+              "input), or from `rel_shape` (relative to the input's extents, optionally picked by `src_dims`); "
+              "one negative extent is a wildcard that receives what the volume needs. Without `layout` the "
+              "input's layout is kept when the number of dimensions is unchanged, else cleared.");
+  ShapeArgs(reshape);
+  r.Register(std::move(reshape.Factory("cpu", MakeFactory<Reshape>())));
+  OpSchema reinterpret("reinterpret");
+  reinterpret.Doc("reshape that may also change the type (DALI's reinterpret): the bytes of each sample are read as "
+                  "`dtype`. With a type of another size and no shape given, the innermost extent is scaled so the "
+                  "byte size stays (an error when it does not divide); shapes are counted in elements of `dtype`.");
+  ShapeArgs(reinterpret);
+  reinterpret.Arg("dtype", ArgType::kDType, std::string("uint8"), "The output type; not given: the input's.");
+  r.Register(std::move(reinterpret.Factory("cpu", MakeFactory<Reinterpret>())));
 }
 
 }  // namespace sluice
