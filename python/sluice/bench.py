@@ -114,13 +114,80 @@ def _dataset_size(train_dir: str) -> int:
     return sum(len(files) for _, _, files in os.walk(train_dir))
 
 
+def prepared_shards(data: str):
+    """The shards of a dataset written by `sluice prepare` (a folder with prepare.json), else None."""
+    if not os.path.exists(os.path.join(data, "prepare.json")):
+        return None
+    return sorted(glob.glob(os.path.join(data, "shard-*.tar")))
+
+
+def dataset_images(data: str) -> int:
+    shards = prepared_shards(data)
+    if shards is None:
+        return _dataset_size(os.path.join(data, "train"))
+    total = 0
+    for t in shards:
+        with open(t[:-4] + ".idx", encoding="ascii") as f:
+            total += int(f.readline().split()[1])
+    return total
+
+
+def dataset_bytes(data: str) -> int:
+    """Bytes of the images the pipelines read: the image files, or the prepared shards."""
+    shards = prepared_shards(data)
+    if shards is not None:
+        return sum(os.path.getsize(t) for t in shards)
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(os.path.join(data, "train")) for f in files)
+
+
+class TarJpegDataset:
+    """The torchvision baseline's dataset over prepared shards: (PIL image, label) per sample, read
+    through the shards' index files (member offsets), as a map-style dataset for DataLoader."""
+
+    def __init__(self, shards, transform):
+        self.transform = transform
+        self.items = []  # (tar path, jpg offset, jpg size, (cls offset, cls size))
+        for t in shards:
+            with open(t[:-4] + ".idx", encoding="ascii") as f:
+                f.readline()
+                for line in f:
+                    fields = line.split()
+                    comps = {fields[k]: (int(fields[k + 1]), int(fields[k + 2])) for k in range(0, len(fields), 4)}
+                    self.items.append((t, *comps["jpg"], comps.get("cls")))
+        self._files = {}
+
+    def __len__(self):
+        return len(self.items)
+
+    def _read(self, path, offset, size):
+        f = self._files.get(path)
+        if f is None:
+            f = self._files[path] = open(path, "rb")
+        f.seek(offset)
+        return f.read(size)
+
+    def __getitem__(self, i):
+        import io
+
+        from PIL import Image
+        path, off, size, cls = self.items[i]
+        img = Image.open(io.BytesIO(self._read(path, off, size))).convert("RGB")
+        label = int(self._read(path, *cls)) if cls else 0
+        return self.transform(img), label
+
+
 def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: int):
     import sluice
     from sluice import fn, types
 
     @sluice.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None)
     def pipe():
-        if kind == "train-wds":
+        shards = prepared_shards(data)
+        if shards is not None:  # a `sluice prepare` output: every pipeline reads its shards
+            jpegs, labels = fn.readers.webdataset(paths=shards, index_paths=[t[:-4] + ".idx" for t in shards],
+                                                  ext=["jpg", "cls"], random_shuffle=kind.startswith("train"),
+                                                  name="Reader")
+        elif kind == "train-wds":
             tars = sorted(glob.glob(os.path.join(data, "wds", "*.tar")))
             idx = [t[:-4] + ".idx" for t in tars]
             jpegs, labels = fn.readers.webdataset(paths=tars, index_paths=idx, ext=["jpg", "cls"],
@@ -166,7 +233,8 @@ def torchvision_loader(kind: str, data: str, batch_size: int, threads: int):
                                  transforms.RandAugment(num_ops=2, magnitude=9), transforms.ToTensor(), normalize])
     else:
         tf = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(), normalize])
-    ds = datasets.ImageFolder(os.path.join(data, "train"), tf)
+    shards = prepared_shards(data)
+    ds = TarJpegDataset(shards, tf) if shards is not None else datasets.ImageFolder(os.path.join(data, "train"), tf)
     return torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=kind.startswith("torchvision-train"),
                                        num_workers=threads, persistent_workers=False)
 
@@ -200,7 +268,7 @@ def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, bu
 
 def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, seed: int, progress: bool) -> dict:
     """Runs one pipeline for `epochs` epochs in this process and returns its figures."""
-    n = _dataset_size(os.path.join(data, "train"))
+    n = dataset_images(data)
     cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     first_batch_s = None
@@ -334,7 +402,7 @@ def plot(results: dict[str, dict], path: str, title: str):
 
 
 def ensure_data(data: str):
-    if os.path.isdir(os.path.join(data, "train")):
+    if os.path.isdir(os.path.join(data, "train")) or prepared_shards(data):
         return
     script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "make_sample_data.sh")
     if not os.path.exists(script):
@@ -347,7 +415,8 @@ def ensure_data(data: str):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="sluice bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("SLUICE_DATA", "sample_data"),
-                    help="dataset folder with train/<class>/*.jpg and wds/*.tar (default: sample_data, built if missing)")
+                    help="dataset folder with train/<class>/*.jpg and wds/*.tar (default: sample_data, built if "
+                         "missing), or a `sluice prepare` output (every pipeline, the baselines too, reads its shards)")
     ap.add_argument("--threads", type=int, default=2, help="Sluice num_threads and DataLoader num_workers")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=1)
@@ -387,10 +456,13 @@ def main(argv=None):
     for k in kinds:
         if k not in ALL_PIPELINES:
             raise SystemExit(f"sluice bench: unknown pipeline '{k}' (choose from {', '.join(ALL_PIPELINES)})")
-    if "train-wds" in kinds and not glob.glob(os.path.join(args.data, "wds", "*.tar")):
+    if prepared_shards(args.data) is not None:
+        kinds = [k for k in kinds if k != "train-wds"]  # every pipeline reads the shards already
+    elif "train-wds" in kinds and not glob.glob(os.path.join(args.data, "wds", "*.tar")):
         print("sluice bench: no WebDataset shards in data/wds; skipping train-wds", file=sys.stderr)
         kinds.remove("train-wds")
-    print(f"sluice bench: {_dataset_size(os.path.join(args.data, 'train'))} images in {args.data}, "
+    print(f"sluice bench: {dataset_images(args.data)} images ({dataset_bytes(args.data) / 2**20:.1f} MiB"
+          f"{' in prepared shards' if prepared_shards(args.data) is not None else ''}) in {args.data}, "
           f"{args.threads} threads, batch {args.batch_size}, {args.epochs} epoch(s), median of {args.repeat}", file=sys.stderr)
     results = {}
     for k in kinds:

@@ -68,6 +68,9 @@ class DataNode:
     # Arithmetic (DALI's mathematical expressions): every operator builds a lazy expression node;
     # chains are fused into one arithmetic.expression call, made when the node is first used.
     __hash__ = object.__hash__  # defining __eq__ would otherwise make DataNodes unhashable
+    # NumPy defers to DataNode's reflected operators (np.uint8(255) - node is node.__rsub__(...)),
+    # instead of wrapping the node in an object array.
+    __array_ufunc__ = None
 
     def __add__(self, other): return _binary("add", self, other)
     def __radd__(self, other): return _binary("add", other, self)
