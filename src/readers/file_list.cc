@@ -1,10 +1,7 @@
 #include "readers/file_list.h"
 
-#include <dirent.h>
 #include <fnmatch.h>
-#include <sys/stat.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -14,30 +11,10 @@
 
 #include <sluice/error.h>
 
+#include "readers/file_label_list.h"
+#include "readers/file_root_index.h"
+
 namespace sluice {
-
-namespace {
-
-// Entries of a folder, without "." and "..". Throws naming the folder.
-std::vector<std::string> ListDir(const std::string& dir, const char* what) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) throw Error(std::string("cannot open ") + what + " '" + dir + "': " + std::strerror(errno));
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    names.emplace_back(e->d_name);
-  }
-  ::closedir(d);
-  return names;
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
-}  // namespace
 
 std::vector<std::string> DefaultFileFilters() {
   return {"*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm", "*.pbm", "*.jp2", "*.webp"};
@@ -58,31 +35,7 @@ std::string JoinPath(const std::string& dir, const std::string& path) {
 
 std::vector<FileLabel> ListFileRoot(const std::string& root, const std::vector<std::string>& filters,
                                     bool case_sensitive) {
-  std::vector<std::string> classes;
-  for (std::string& name : ListDir(root, "file_root")) {
-    struct stat st;
-    const std::string full = JoinPath(root, name);
-    if (::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) classes.push_back(std::move(name));
-  }
-  std::sort(classes.begin(), classes.end());
-  std::vector<std::pair<std::string, int32_t>> rel;
-  for (size_t c = 0; c < classes.size(); ++c) {
-    const std::string dir = JoinPath(root, classes[c]);
-    for (const std::string& name : ListDir(dir, "class folder")) {
-      if (!MatchesAnyFilter(name, filters, case_sensitive)) continue;
-      struct stat st;
-      if (::stat(JoinPath(dir, name).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      rel.emplace_back(classes[c] + "/" + name, static_cast<int32_t>(c));
-    }
-  }
-  if (rel.empty())
-    throw Error("no files matching file_filters [" + Join(filters) + "] in the class folders of file_root '" + root +
-                "' (" + std::to_string(classes.size()) + " class folders)");
-  std::sort(rel.begin(), rel.end());
-  std::vector<FileLabel> out;
-  out.reserve(rel.size());
-  for (auto& [p, l] : rel) out.push_back({JoinPath(root, p), l});
-  return out;
+  return IndexFileRoot(root, filters, case_sensitive).ToVector();
 }
 
 std::vector<FileLabel> ParseFileList(std::string_view text, const std::string& list_name, const std::string& base_dir) {

@@ -25,7 +25,8 @@ bool MatchesAnyFilter(const std::string& name, const std::vector<std::string>& f
 // subfolder counts, even one without matching files); the regular files (or links to them)
 // directly inside each class folder whose names match a filter are the samples; the list is sorted
 // by relative path "class/file". Files directly in `root` are ignored. Throws sluice::Error naming
-// the folder if it cannot be read or no file matches.
+// the folder if it cannot be read or no file matches. (IndexFileRoot in file_root_index.h is the
+// same list stored flat; this is it as a vector.)
 std::vector<FileLabel> ListFileRoot(const std::string& root, const std::vector<std::string>& filters,
                                     bool case_sensitive);
 

@@ -10,6 +10,7 @@
 
 #include "core/random.h"
 #include "operators/registry.h"
+#include "readers/file_root_index.h"
 #include "readers/file_source.h"
 #include "readers/shuffle.h"
 
@@ -47,22 +48,16 @@ std::string FileReader::DatasetName() const {
 
 int64_t FileReader::InitDataset() {
   if (!file_list_.empty()) {
-    files_ = ReadFileList(file_list_, file_root_);
+    files_ = FileLabelList::FromVector(ReadFileList(file_list_, file_root_));
   } else if (!file_args_.empty()) {
-    files_ = FilesWithLabels(file_args_, labels_arg_, file_root_);
+    files_ = FileLabelList::FromVector(FilesWithLabels(file_args_, labels_arg_, file_root_));
   } else {
-    files_ = ListFileRoot(file_root_, filters_, case_sensitive_filter_);
+    files_ = IndexFileRoot(file_root_, filters_, case_sensitive_filter_);
   }
   if (options().random_shuffle) {
     // One shuffle of the whole list before sharding, with a fixed seed: identical on every shard.
-    std::vector<int64_t> perm(files_.size());
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
     RandomGenerator rng(kListShuffleSeed);
-    Permute(&perm, rng);
-    std::vector<FileLabel> shuffled;
-    shuffled.reserve(files_.size());
-    for (int64_t i : perm) shuffled.push_back(std::move(files_[static_cast<size_t>(i)]));
-    files_.swap(shuffled);
+    files_.Shuffle(rng);
   }
   return static_cast<int64_t>(files_.size());
 }
@@ -93,12 +88,14 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
     bad_[i] = 1;
   };
   bad_.assign(n, 0);
+  if (paths_.size() < n) paths_.resize(n);
+  for (size_t i = 0; i < n; ++i) files_.PathInto(static_cast<size_t>(indices[i]), &paths_[i]);
   // Sizes first (the batch is resized at once), then the contents. Small batches keep their files
   // open between the two passes (open + fstat); big ones stat first so as not to hold many fds.
   const bool keep_open = n <= kMaxOpenFilesPerBatch;
   open_.clear();
   for (size_t i = 0; i < n; ++i) {
-    const std::string& path = files_[static_cast<size_t>(indices[i])].path;
+    const std::string& path = paths_[i];
     data_shapes_[i][0] = 0;
     if (keep_open) {
       try {
@@ -124,24 +121,24 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
   const bool allow_mmap = !options().dont_use_mmap;
   for (size_t i = 0; i < n; ++i) {
     const int si = static_cast<int>(i);
-    const FileLabel& f = files_[static_cast<size_t>(indices[i])];
+    const std::string& path = paths_[i];
     SourceInfo& src = data.source(si);
-    src.path = f.path;
+    src.path = path;
     src.member.clear();
     src.offset = -1;
     labels.source(si) = src;
-    *labels.mutable_sample<int32_t>(si) = f.label;
+    *labels.mutable_sample<int32_t>(si) = files_.label(static_cast<size_t>(indices[i]));
     if (bad_[i]) continue;
     try {
       std::optional<WholeFile> opened;
-      if (!keep_open) opened.emplace(f.path, options().read_ahead);
+      if (!keep_open) opened.emplace(path, options().read_ahead);
       const WholeFile& file = keep_open ? open_[i] : *opened;
       if (file.size() != data_shapes_[i][0])
         throw Error("file changed size while being read (" + std::to_string(data_shapes_[i][0]) + " -> " +
                     std::to_string(file.size()) + " bytes)");
       file.ReadAll(data.raw_mutable_sample(si), allow_mmap && file.size() >= kFileReaderMmapMinBytes);
     } catch (const Error& e) {
-      failed(i, f.path, e);
+      failed(i, path, e);
     }
   }
   open_.clear();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "readers/file_label_list.h"
 #include "readers/file_list.h"
 #include "readers/file_source.h"
 #include "readers/reader_operator.h"
@@ -24,7 +25,7 @@ class FileReader : public ReaderOperator {
   ~FileReader() override;
 
   // The dataset in reading order before sharding (after random_shuffle's one-off list shuffle).
-  const std::vector<FileLabel>& files() const { return files_; }
+  const FileLabelList& files() const { return files_; }
 
  protected:
   int64_t InitDataset() override;
@@ -42,8 +43,9 @@ class FileReader : public ReaderOperator {
   bool case_sensitive_filter_ = false;
   bool shuffle_after_epoch_ = false;
 
-  std::vector<FileLabel> files_;
+  FileLabelList files_;
   // Loader-thread scratch, reused every batch.
+  std::vector<std::string> paths_;  // the batch's paths (open_ points at them)
   std::vector<TensorShape> data_shapes_, label_shapes_;
   std::vector<WholeFile> open_;
   std::vector<char> bad_;  // rows of the batch being read that failed (on_error="replace")

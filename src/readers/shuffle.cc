@@ -25,11 +25,4 @@ void ShuffleBufferOrder(const std::vector<int64_t>& in, int64_t initial_fill, Ra
   }
 }
 
-void Permute(std::vector<int64_t>* v, RandomGenerator& rng) {
-  for (size_t i = v->size(); i > 1; --i) {
-    const size_t j = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(i) - 1));
-    std::swap((*v)[i - 1], (*v)[j]);
-  }
-}
-
 }  // namespace sluice

@@ -3,7 +3,9 @@
 // The readers shuffle indices, not data: the order is a pure function of (indices, seed), so it is
 // independent of thread counts and cheap to serialise and replay.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/random.h"
@@ -19,7 +21,17 @@ void ShuffleBufferOrder(const std::vector<int64_t>& in, int64_t initial_fill, Ra
                         std::vector<int64_t>* out);
 
 // Fisher-Yates with RandomGenerator::UniformInt: identical on every platform and standard library.
-void Permute(std::vector<int64_t>* v, RandomGenerator& rng);
+// Any element type: permuting a list in place equals permuting its indices with the same generator
+// and gathering the list by them (readers.file shuffles its flat file list so, without an index
+// vector and a second copy of the list).
+template <typename T>
+void PermuteElements(std::vector<T>* v, RandomGenerator& rng) {
+  for (size_t i = v->size(); i > 1; --i) {
+    const size_t j = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(i) - 1));
+    std::swap((*v)[i - 1], (*v)[j]);
+  }
+}
+inline void Permute(std::vector<int64_t>* v, RandomGenerator& rng) { PermuteElements(v, rng); }
 
 // The fixed seed of readers.file's list shuffles (random_shuffle's one-off shuffle before sharding
 // and shuffle_after_epoch's per-epoch shuffles): identical on every shard. DALI's value.

@@ -1,0 +1,26 @@
+// Listing a file_root at ImageNet scale: readers.file's traversal (ListFileRoot's contract) done
+// with one readdir pass per folder and no stat per file, the class folders listed in parallel, and
+// the result stored flat (FileLabelList).
+//
+// Where the time went before (1,000 folders x 1,281 files): a stat per file (path walk from "/"
+// each time), 12 fnmatch calls per file in a UTF-8 locale, a heap-allocated string per relative
+// and per full path, and one sort of 1.28M strings. Now: the entry's d_type says what it is (a
+// stat only for symbolic links, file systems that give no type, and one entry per folder checking
+// that the folder is searchable), FileNameFilter matches the default patterns without fnmatch,
+// names are sorted per folder (the order of "class/name" across classes is the order of
+// "class/" alone), and each folder's names become one block of the list as they are.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "readers/file_label_list.h"
+
+namespace sluice {
+
+// ListFileRoot's list (same files, order, labels and errors), with prefix() = file_root + "/" and
+// rest(i) = "class/file". Class folders are listed on up to `max_threads` threads (0: one per
+// CPU this process may run on, at most 8); the result does not depend on the thread count.
+FileLabelList IndexFileRoot(const std::string& root, const std::vector<std::string>& filters, bool case_sensitive,
+                            int max_threads = 0);
+
+}  // namespace sluice
