@@ -108,6 +108,12 @@ OpSchema& OpSchema::AcceptsSizeHint(std::string hint_arg, std::string enable_arg
   size_hint_ = SizeHint{std::move(hint_arg), std::move(enable_arg)};
   return *this;
 }
+OpSchema& OpSchema::InputRegion(RegionMapFn fn) { input_region_ = std::move(fn); return *this; }
+OpSchema& OpSchema::ProducesWindows(std::string rule_arg, std::string enable_arg) {
+  windowed_output_ = WindowedOutput{std::move(rule_arg), std::move(enable_arg)};
+  return *this;
+}
+OpSchema& OpSchema::AcceptsInputWindow(std::string window_arg) { input_window_arg_ = std::move(window_arg); return *this; }
 OpSchema& OpSchema::Check(ArgCheck check) { checks_.push_back(std::move(check)); return *this; }
 
 OpSchema& OpSchema::Backends(std::vector<std::string> devices) { backends_ = std::move(devices); return *this; }

@@ -13,6 +13,7 @@
 #include <sluice/dtype.h>
 #include <sluice/value.h>
 
+#include "kernels/crop_window.h"
 #include "operators/op_spec.h"
 
 namespace sluice {
@@ -92,6 +93,28 @@ struct SizeHint {
   std::string enable_arg;
 };
 
+// ROI-decode hooks (see pipeline/roi_decode.h). Which part of input 0 an operator with given
+// constant arguments reads, for any extents of that input.
+class RegionMap {
+ public:
+  virtual ~RegionMap() = default;
+  // The extents (height, width) of output 0 for an in_h x in_w input.
+  virtual std::array<int, 2> OutputSize(int in_h, int in_w) const = 0;
+  // The part of an in_h x in_w input that the window `out` of output 0 is computed from (inside
+  // the input; empty when it reads nothing).
+  virtual kernels::CropWindow InputWindow(int in_h, int in_w, const kernels::CropWindow& out) const = 0;
+};
+// The RegionMap of an operator, or nullptr where its arguments do not fix one (per-sample
+// arguments, an output that is not exact over a window of its input, ...).
+using RegionMapFn = std::function<std::shared_ptr<const RegionMap>(const OpSpec&)>;
+// A producer that can produce only a window of its output (a decoder): `rule_arg` (a string
+// list) receives its consumers' specs (operators/image/roi_rule.h), from which it finds each
+// sample's window, and `enable_arg` (bool) lets the user turn the pass off.
+struct WindowedOutput {
+  std::string rule_arg;
+  std::string enable_arg;
+};
+
 class OpSchema {
  public:
   explicit OpSchema(std::string name);
@@ -122,6 +145,11 @@ class OpSchema {
   OpSchema& Factory(std::string device, OperatorFactory f);
   OpSchema& MinInputSize(MinInputSizeFn fn);
   OpSchema& AcceptsSizeHint(std::string hint_arg, std::string enable_arg);
+  OpSchema& InputRegion(RegionMapFn fn);
+  OpSchema& ProducesWindows(std::string rule_arg, std::string enable_arg);
+  // The per-sample int-list argument through which this operator accepts input 0 as a window
+  // [y, x, full_height, full_width] of a bigger image and computes as if it had the whole image.
+  OpSchema& AcceptsInputWindow(std::string window_arg);
 
   const std::string& name() const { return name_; }
   const std::string& doc() const { return doc_; }
@@ -140,6 +168,9 @@ class OpSchema {
   const std::vector<ArgCheck>& checks() const { return checks_; }
   const MinInputSizeFn& min_input_size() const { return min_input_size_; }
   const std::optional<SizeHint>& size_hint() const { return size_hint_; }
+  const RegionMapFn& input_region() const { return input_region_; }
+  const std::optional<WindowedOutput>& windowed_output() const { return windowed_output_; }
+  const std::string& input_window_arg() const { return input_window_arg_; }
   const OperatorFactory* FindFactory(const std::string& device) const;
   // Human-readable docs: description, inputs, outputs and every argument with type and default.
   std::string FullDoc() const;
@@ -159,6 +190,9 @@ class OpSchema {
   std::vector<ArgCheck> checks_;
   MinInputSizeFn min_input_size_;
   std::optional<SizeHint> size_hint_;
+  RegionMapFn input_region_;
+  std::optional<WindowedOutput> windowed_output_;
+  std::string input_window_arg_;
   size_t last_arg_ = static_cast<size_t>(-1);  // the argument that Range/Enum/... apply to
   ArgSchema& LastArg();
   std::map<std::string, OperatorFactory> factories_;

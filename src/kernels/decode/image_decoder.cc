@@ -80,6 +80,7 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
                   std::to_string(roi.w) + ", h=" + std::to_string(roi.h) + ") is outside the " +
                   std::to_string(ow) + "x" + std::to_string(oh) + " image");
   }
+  if (p.roi && p.scaled_roi) throw Error("internal: roi and scaled_roi are exclusive");
   const CropWindow s = OrientedToStored(roi, info.width, info.height, plan.orientation);
   int n = 8;
   if (info.format == ImageFormat::kJpeg && (p.target_width > 0 || p.target_height > 0)) {
@@ -99,12 +100,26 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
   auto scaled_floor = [n](int v) { return int(int64_t(v) * n / 8); };
   auto scaled_ceil = [n](int v) { return int((int64_t(v) * n + 7) / 8); };
   const int sw = scaled_ceil(info.width), sh = scaled_ceil(info.height);
-  const int x0 = scaled_floor(s.x), y0 = scaled_floor(s.y);
-  const int x1 = std::min(sw, scaled_ceil(s.x + s.w)), y1 = std::min(sh, scaled_ceil(s.y + s.h));
-  plan.raw_x = x0;
-  plan.raw_y = y0;
-  plan.raw_w = std::max(1, x1 - x0);
-  plan.raw_h = std::max(1, y1 - y0);
+  if (p.scaled_roi) {
+    const CropWindow& r = *p.scaled_roi;
+    const int sow = swap ? sh : sw, soh = swap ? sw : sh;
+    if (r.w <= 0 || r.h <= 0 || r.x < 0 || r.y < 0 || r.x > sow - r.w || r.y > soh - r.h)
+      throw Error("internal: scaled window (x=" + std::to_string(r.x) + ", y=" + std::to_string(r.y) + ", w=" +
+                  std::to_string(r.w) + ", h=" + std::to_string(r.h) + ") is outside the " + std::to_string(sow) + "x" +
+                  std::to_string(soh) + " scaled image");
+    const CropWindow st = OrientedToStored(r, sw, sh, plan.orientation);
+    plan.raw_x = st.x;
+    plan.raw_y = st.y;
+    plan.raw_w = st.w;
+    plan.raw_h = st.h;
+  } else {
+    const int x0 = scaled_floor(s.x), y0 = scaled_floor(s.y);
+    const int x1 = std::min(sw, scaled_ceil(s.x + s.w)), y1 = std::min(sh, scaled_ceil(s.y + s.h));
+    plan.raw_x = x0;
+    plan.raw_y = y0;
+    plan.raw_w = std::max(1, x1 - x0);
+    plan.raw_h = std::max(1, y1 - y0);
+  }
   plan.width = swap ? plan.raw_h : plan.raw_w;
   plan.height = swap ? plan.raw_w : plan.raw_h;
   plan.channels = Channels(OutputLayout(p.output_type, info.channels));

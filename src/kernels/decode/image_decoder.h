@@ -58,6 +58,10 @@ struct DecodeParams {
   OutputColor output_type = OutputColor::kRGB;
   bool adjust_orientation = true;  // apply EXIF orientation (output extents swap for 5..8)
   std::optional<CropWindow> roi;   // must lie inside the oriented image; JPEG decodes only it
+  // A window of the image at the scale chosen for the *whole* image (target_width/height below), in
+  // oriented coordinates; excludes roi. The pixels are those of that scaled full decode, cropped:
+  // what ROI decode (pipeline/roi_decode.h) needs so that scaled decode keeps its choice.
+  std::optional<CropWindow> scaled_roi;
   // Scaled decode (JPEG only, others ignore it): the smallest scale in {1/8, 1/4, 1/2, 1} whose
   // output (of the ROI, or the whole image) is >= target in both extents. 0 = full resolution.
   int target_width = 0, target_height = 0;  // in oriented coordinates

@@ -144,6 +144,11 @@ bool RunJpeg(JpegJob* job, JpegErr* err) {
   JDIMENSION xoff = JDIMENSION(xa), cw = JDIMENSION(xb - xa);
   if (xoff != 0 || cw != cinfo.output_width) jpeg_crop_scanline(&cinfo, &xoff, &cw);  // aligns to iMCU
   const int trim = job->x0 - int(xoff);
+  // Rows above the window: jpeg_skip_scanlines still entropy-decodes them (Huffman data cannot be
+  // skipped) but neither transforms nor upsamples them, and it rebuilds the context rows that fancy
+  // upsampling needs, so the rows after it equal a full decode's (no vertical margin is needed;
+  // tests/pipeline/roi_decode_test.cc checks windows against full decodes at every DCT scale).
+  // Rows below the window are never read: the loop stops at job->h and aborts the decompression.
   if (job->y0 > 0) jpeg_skip_scanlines(&cinfo, JDIMENSION(job->y0));
 
   const int rc = cinfo.output_components;

@@ -4,6 +4,7 @@
 
 #include <sluice/error.h>
 
+#include "operators/image/roi_rule.h"
 #include "operators/operator.h"
 
 namespace sluice {
@@ -69,6 +70,49 @@ kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, co
   win.x = anchor(static_cast<double>(a.pos_x[k]) * (in_w - cw));
   win.y = anchor(static_cast<double>(a.pos_y[k]) * (in_h - ch));
   return win;
+}
+
+namespace {
+
+class CropRegion final : public RegionMap {
+ public:
+  CropRegion(CropArgs args, bool trim, std::string op_name)
+      : args_(std::move(args)), trim_(trim), op_name_(std::move(op_name)) {}
+  std::array<int, 2> OutputSize(int in_h, int in_w) const override {
+    const kernels::CropWindow w = Window(in_h, in_w);
+    return {w.h, w.w};
+  }
+  kernels::CropWindow InputWindow(int in_h, int in_w, const kernels::CropWindow&) const override {
+    return kernels::ClampToImage(Window(in_h, in_w), in_h, in_w);
+  }
+
+ private:
+  kernels::CropWindow Window(int in_h, int in_w) const {
+    const kernels::CropWindow w = ResolveCrop(args_, 0, in_h, in_w, op_name_);
+    return trim_ ? kernels::ClampToImage(w, in_h, in_w) : w;
+  }
+  CropArgs args_;
+  bool trim_;
+  std::string op_name_;
+};
+
+}  // namespace
+
+std::shared_ptr<const RegionMap> CropInputRegion(const OpSpec& spec) {
+  for (const char* a : {"crop", "crop_h", "crop_w", "crop_pos_x", "crop_pos_y"})
+    if (spec.arg_inputs.count(a)) return nullptr;
+  const SpecArgs op(spec);
+  CropArgs a;
+  a.crop = {op.Arg<std::vector<float>>("crop")};
+  a.crop_h = {op.Arg<float>("crop_h")};
+  a.crop_w = {op.Arg<float>("crop_w")};
+  a.pos_x = {op.Arg<float>("crop_pos_x")};
+  a.pos_y = {op.Arg<float>("crop_pos_y")};
+  a.any_crop = op.HasArg("crop") || op.HasArg("crop_h") || op.HasArg("crop_w");
+  a.truncate = op.Arg<std::string>("rounding") == "truncate";
+  if (!a.any_crop) return nullptr;  // reads the whole input
+  return std::make_shared<CropRegion>(std::move(a), ReadOutOfBoundsPolicy(op) == kernels::OutOfBoundsPolicy::kTrim,
+                                      spec.name);
 }
 
 kernels::OutOfBoundsPolicy ReadOutOfBoundsPolicy(const Operator& op) {

@@ -58,6 +58,7 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .Enum({"error", "pad", "trim_to_shape"})
       .Arg("fill_values", ArgType::kFloatList, std::vector<double>{0.0}, "Output values of padded pixels, per channel.")
       .Count({1, 2, 3, 4})
+      .InputRegion(CropInputRegion)
       .Factory("cpu", [](const OpSpec& sp) { return std::make_unique<CropMirrorNormalizeOp>(sp); });
   AddCropArgs(s);
   r.Register(std::move(s));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "operators/registry.h"
+
 namespace sluice {
 namespace {
 
@@ -46,6 +48,16 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
       .Arg("scaled_decode", ArgType::kBool, true,
            "Let the pipeline set decode_size_hint when this decoder feeds only a resize to a fixed size.")
       .AcceptsSizeHint("decode_size_hint", "scaled_decode")
+      .Arg("roi_decode", ArgType::kBool, true,
+           "decoders.image: let the pipeline decode only the part of each JPEG that the output uses when this "
+           "decoder feeds only a resize whose output feeds only a fixed crop (validation: resize_shorter, then a "
+           "center crop): rows above the part are skipped, rows below it are never decoded, columns are cropped. "
+           "The output is unchanged bit for bit. No effect on decoders.image_crop and decoders.image_random_crop, "
+           "which decode their own window.")
+      .Arg("roi_decode_rule", ArgType::kStringList, std::vector<std::string>{},
+           "Set by the pipeline (see `roi_decode`): the operators after the decoder, from which it finds the part "
+           "to decode. With it the decoder has a second output, per sample [y, x, full_height, full_width] of the "
+           "decoded part (int64).")
       // Accepted so that DALI pipelines port unchanged; they tune the GPU decoder only.
       .Arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20, "GPU decoder only; no effect on the CPU.")
       .Arg("host_memory_padding", ArgType::kInt, int64_t{8} << 20, "GPU decoder only; no effect on the CPU.")
@@ -73,6 +85,12 @@ ImageDecoding::ImageDecoding(const Operator& op) : window_(MakeDecodeWindow(op))
   base_.target_height = static_cast<int>(hint[0]);
   base_.target_width = static_cast<int>(hint[1]);
   replace_on_error_ = op.Arg<std::string>("on_error") == "replace";
+  const OpSchema* schema = OperatorRegistry::Get().Find(op.spec().op);
+  auto it = op.spec().args.find("roi_decode_rule");
+  if (it != op.spec().args.end() && op.spec().device == "cpu" && schema && schema->windowed_output()) {
+    const auto& chain = std::get<std::vector<std::string>>(it->second);
+    if (!chain.empty()) roi_rule_ = std::make_unique<RoiRule>(chain, op.name(), "roi_decode_rule");
+  }
 }
 
 OutputDesc ImageDecoding::Setup(const Operator& op, const Workspace& ws, const ParallelFor& for_each) {
@@ -91,6 +109,19 @@ OutputDesc ImageDecoding::Setup(const Operator& op, const Workspace& ws, const P
       st.params = base_;
       st.params.roi = window_->Window(op, ws, i, h, w);
       st.plan = kernels::PlanDecode(info, st.params);
+      if (roi_rule_) {
+        // The consumers' window of the image as decoded whole (at the scale chosen for it);
+        // JPEG only: other formats decode whole anyway.
+        const int fh = st.plan.height, fw = st.plan.width;
+        const kernels::CropWindow win = info.format == kernels::ImageFormat::kJpeg && !st.params.roi
+                                            ? roi_rule_->Window(fh, fw)
+                                            : kernels::CropWindow{0, 0, fw, fh};
+        if (win.x != 0 || win.y != 0 || win.w != fw || win.h != fh) {
+          st.params.scaled_roi = win;
+          st.plan = kernels::PlanDecode(info, st.params);
+        }
+        st.window = {win.y, win.x, fh, fw};
+      }
     } catch (const Error& e) {
       if (!replace_on_error_) throw;
       st.error = e.message();
@@ -143,16 +174,33 @@ void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, Tenso
     const int r = it == ok.end() ? ok.front() : *it;
     out.ResizeSample(i, out.shape(r), ws.memory());
     std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
+    samples_[static_cast<size_t>(i)].window = samples_[static_cast<size_t>(r)].window;
     ws.ReportFailedSample(i, ws.Input(0).source(i), samples_[static_cast<size_t>(i)].error);
   }
 }
 
+OutputDesc ImageDecoding::WindowDesc() const {
+  OutputDesc d;
+  d.dtype = DType::kInt64;
+  d.shapes.assign(samples_.size(), TensorShape{4});
+  d.contiguous = true;
+  return d;
+}
+
+void ImageDecoding::WriteWindows(TensorList& out) const {
+  for (size_t i = 0; i < samples_.size(); ++i)
+    std::copy(samples_[i].window.begin(), samples_[i].window.end(), out.mutable_sample<int64_t>(static_cast<int>(i)));
+}
+
 std::vector<OutputDesc> ImageDecoderOp::Setup(Workspace& ws) {
-  return {decoding_.Setup(*this, ws, [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); })};
+  OutputDesc images = decoding_.Setup(*this, ws, [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); });
+  if (!decoding_.has_roi_rule()) return {images};
+  return {images, decoding_.WindowDesc()};
 }
 
 void ImageDecoderOp::Run(Workspace& ws) {
   decoding_.Run(*this, ws, ws.Output(0), [&](const std::function<void(int, int)>& fn) { ForEachSample(ws, fn); });
+  if (decoding_.has_roi_rule()) decoding_.WriteWindows(ws.Output(1));
 }
 
 }  // namespace sluice

@@ -4,6 +4,7 @@
 // it into its outputs, the mixed one (operators/gpu/mixed_ops.cc) into pinned host buffers that it
 // then uploads.
 #pragma once
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "kernels/decode/image_decoder.h"
+#include "operators/image/roi_rule.h"
 #include "operators/operator.h"
 
 namespace sluice {
@@ -44,6 +46,14 @@ class ImageDecoding {
   explicit ImageDecoding(const Operator& op);
   // Peeks at every sample and plans its decode; returns the output's descriptor.
   OutputDesc Setup(const Operator& op, const Workspace& ws, const ParallelFor& for_each);
+  // With a ROI-decode rule (decoders.image's roi_decode_rule, set by pipeline/roi_decode.h) Setup
+  // plans only the window of each JPEG that the consumers read, and the decoder has a second
+  // output: per sample [y, x, full_height, full_width] of that window (int64; the whole image for
+  // other formats).
+  bool has_roi_rule() const { return roi_rule_ != nullptr; }
+  OutputDesc WindowDesc() const;
+  // After Run: the windows of the batch (failed samples replaced like their images).
+  void WriteWindows(TensorList& out) const;
   // Decodes into `out` (host, sized from Setup's descriptor); with on_error="replace", fills the
   // samples that failed with a copy of another sample (resizing them) so that the operators after
   // it can run, and reports them (Workspace::ReportFailedSample): the executor then replaces the
@@ -57,12 +67,14 @@ class ImageDecoding {
     kernels::DecodeParams params;
     kernels::DecodePlan plan;
     std::string error;  // non-empty: failed (on_error="replace")
+    std::array<int64_t, 4> window{};  // with a ROI rule: y, x, full height, full width
   };
   void ReplaceFailed(const Operator& op, const Workspace& ws, TensorList& out);
 
   kernels::DecodeParams base_;
   bool replace_on_error_ = false;
   std::unique_ptr<DecodeWindow> window_;
+  std::unique_ptr<RoiRule> roi_rule_;
   std::vector<SampleState> samples_;
 };
 

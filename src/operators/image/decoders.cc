@@ -64,6 +64,12 @@ SLUICE_REGISTER_OPERATORS(RegisterDecoders) {
   OpSchema image("decoders.image");
   image.Doc("Decodes images (JPEG with libjpeg-turbo, PNG, WebP, BMP, PNM) into HWC uint8. Grayscale, CMYK and "
             "progressive JPEGs are supported and EXIF orientation is applied.")
+      .ProducesWindows("roi_decode_rule", "roi_decode")
+      .NumOutputsFn([](const OpSpec& s) {
+        auto it = s.args.find("roi_decode_rule");
+        const auto* chain = it == s.args.end() ? nullptr : std::get_if<std::vector<std::string>>(&it->second);
+        return s.device == "cpu" && chain && !chain->empty() ? 2 : 1;
+      })
       .Factory("cpu", MakeFactory<ImageDecoderOp>());
   r.Register(std::move(AddDecoderArgs(image)));
 

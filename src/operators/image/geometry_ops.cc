@@ -88,6 +88,7 @@ SLUICE_REGISTER_OPERATORS(RegisterGeometryOperators) {
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"), "A window outside the image: error, pad or trim_to_shape.")
       .Enum({"error", "pad", "trim_to_shape"})
       .Arg("fill_values", ArgType::kFloatList, std::vector<double>{0.0}, "Values of padded pixels, per channel.")
+      .InputRegion(CropInputRegion)
       .Factory("cpu", MakeFactory<CropOp>());
   AddCropArgs(crop);
   r.Register(std::move(crop));

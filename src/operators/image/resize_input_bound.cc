@@ -3,6 +3,10 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/resize/resize_window.h"
+#include "operators/image/resize_plan.h"
+#include "operators/image/roi_rule.h"
+
 namespace sluice {
 namespace {
 
@@ -14,7 +18,43 @@ std::optional<double> Num(const OpSpec& s, const char* name) {
   return std::nullopt;
 }
 
+class ResizeRegion final : public RegionMap {
+ public:
+  explicit ResizeRegion(const OpSpec& spec) : op_(spec), args_(op_), sample_(ResizeSampleArgs::Constant(op_)) {}
+  std::array<int, 2> OutputSize(int in_h, int in_w) const override {
+    const ResizeSamplePlan p = Plan(in_h, in_w);
+    return {p.out_h, p.out_w};
+  }
+  kernels::CropWindow InputWindow(int in_h, int in_w, const kernels::CropWindow& out) const override {
+    const ResizeSamplePlan p = Plan(in_h, in_w);
+    const kernels::CropWindow o = kernels::ClampToImage(out, p.out_h, p.out_w);
+    const kernels::ResizeRoi& roi = *p.params.roi;
+    const kernels::Span xs = kernels::ResizeSourceSpan(in_w, roi.x0, roi.x1, p.out_w, p.params, {o.x, o.x + o.w});
+    const kernels::Span ys = kernels::ResizeSourceSpan(in_h, roi.y0, roi.y1, p.out_h, p.params, {o.y, o.y + o.h});
+    return kernels::ClampToImage({xs.begin, ys.begin, xs.end - xs.begin, ys.end - ys.begin}, in_h, in_w);
+  }
+
+ private:
+  ResizeSamplePlan Plan(int in_h, int in_w) const {
+    ResizeSamplePlan p;
+    PlanResizeSample(op_, args_, sample_, in_h, in_w, 1, p);
+    return p;
+  }
+  const SpecArgs op_;
+  const ResizeArgs args_;
+  const ResizeSampleArgs sample_;
+};
+
 }  // namespace
+
+std::shared_ptr<const RegionMap> ResizeInputRegion(const OpSpec& resize) {
+  if (!resize.arg_inputs.empty()) return nullptr;
+  if (auto it = resize.args.find("dtype"); it != resize.args.end()) {
+    const auto* s = std::get_if<std::string>(&it->second);
+    if (!s || *s != "uint8") return nullptr;
+  }
+  return std::make_shared<ResizeRegion>(resize);
+}
 
 std::optional<std::array<int64_t, 2>> ResizeMinInputSize(const OpSpec& resize) {
   for (const char* a : {"resize_x", "resize_y", "size", "resize_shorter", "resize_longer", "roi_start", "roi_end"})

@@ -23,7 +23,7 @@ class ResizeOp : public Operator {
   explicit ResizeOp(const OpSpec& spec) : Operator(spec), args_(*this) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    PlanResize(*this, args_, ws, plan_);
+    PlanResize(*this, args_, ws, plan_, /*windowed_input=*/true);
     return {plan_.output};
   }
 
@@ -31,8 +31,16 @@ class ResizeOp : public Operator {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
     const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
+    const TensorShape& s = in.shape(i);
     auto run = [&](const auto* src) {
-      if (out.dtype() == DType::kUInt8)
+      if (p.window) {  // a window of the image (ROI decode): taps as for the whole image
+        if (out.dtype() == DType::kUInt8)
+          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, out.mutable_sample<uint8_t>(i), p.out_h,
+                                p.out_w, p.params);
+        else
+          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, out.mutable_sample<float>(i), p.out_h,
+                                p.out_w, p.params);
+      } else if (out.dtype() == DType::kUInt8)
         kernels::Resize(src, p.in_h, p.in_w, p.channels, out.mutable_sample<uint8_t>(i), p.out_h, p.out_w, p.params);
       else
         kernels::Resize(src, p.in_h, p.in_w, p.channels, out.mutable_sample<float>(i), p.out_h, p.out_w, p.params);
@@ -93,7 +101,14 @@ SLUICE_REGISTER_OPERATORS(RegisterResize) {
                  .Arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "DALI's GPU scratch-buffer presize; no effect.")
                  .Min(0)
                  .Check(CheckSizeArgs)
+                 .Arg("input_window", ArgType::kIntList, std::vector<int64_t>{},
+                      "Set by the pipeline (ROI decode, see decoders.image's `roi_decode`): per sample [y, x, "
+                      "full_height, full_width], the input is that window of a bigger image. The output is sized and "
+                      "computed as for the whole image, and only pixels whose filter taps lie in the window are "
+                      "computed (the others are 0). CPU only. Sluice only.", true)
                  .MinInputSize(ResizeMinInputSize)
+                 .InputRegion(ResizeInputRegion)
+                 .AcceptsInputWindow("input_window")
                  .Factory("cpu", [](const OpSpec& s) { return std::make_unique<ResizeOp>(s); }));
 }
 

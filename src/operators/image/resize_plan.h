@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/resize/resize.h"
+#include "kernels/resize/resize_window.h"
 #include "operators/image/resize_size.h"
 #include "operators/operator.h"
 
@@ -34,9 +35,26 @@ struct ResizeArgs {
 };
 
 struct ResizeSamplePlan {
-  int in_h = 0, in_w = 0, channels = 0, out_h = 0, out_w = 0;
+  int in_h = 0, in_w = 0, channels = 0, out_h = 0, out_w = 0;  // in_h, in_w: the whole image's
   kernels::ResizeParams params;  // the arguments' filters with this sample's roi
+  // Set when the input is only a window of the image (input_window, from ROI decode): the input
+  // buffer then holds window extents, not in_h x in_w.
+  std::optional<kernels::ResizeInputWindow> window;
 };
+
+// One sample's size and region arguments (constants, or the sample's value of a per-sample input).
+struct ResizeSampleArgs {
+  double rx = 0, ry = 0, shorter = 0, longer = 0;
+  std::vector<double> size, roi_start, roi_end;
+  // The batch's values (reads the per-sample inputs) into `out`.
+  static void At(const Operator& op, const Workspace& ws, int n, std::vector<ResizeSampleArgs>& out);
+  // The constant values (throws naming the argument if one is given per sample).
+  static ResizeSampleArgs Constant(const Operator& op);
+};
+
+// Plans one sample for an in_h x in_w image (DALI's size rules over its region of interest).
+void PlanResizeSample(const Operator& op, const ResizeArgs& args, const ResizeSampleArgs& a, int in_h, int in_w,
+                      int channels, ResizeSamplePlan& p);
 
 struct ResizePlan {
   std::vector<ResizeSamplePlan> samples;
@@ -45,6 +63,9 @@ struct ResizePlan {
 
 // Checks the batch (uint8/float32 HWC images of 1..4 channels, per-sample sizes and ROIs) and
 // plans every sample: DALI's output-size rules (resize_size.h) over the region of interest.
-void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan);
+// `windowed_input`: the caller runs samples with a window (the CPU operator); otherwise the
+// input_window argument is an error.
+void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan,
+                bool windowed_input = false);
 
 }  // namespace sluice
