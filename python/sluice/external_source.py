@@ -116,15 +116,18 @@ class ExternalSourceGroup:
 
 def _check_parallel_source(group):
     """DALI's rules for ``parallel=True``: a callable taking one argument (SampleInfo with
-    ``batch=False``; BatchInfo or the iteration with ``batch=True``)."""
+    ``batch=False``; BatchInfo or the iteration with ``batch=True``), or, with ``batch=True`` only,
+    an iterable or a generator function (iterated by one worker process)."""
     if group.source is None:
         raise ArgumentError("external_source: parallel=True needs a `source`",
                             op="external_source", argument="parallel")
     if not group._is_callable:
-        raise ArgumentError("external_source: parallel=True with an iterable or a generator function is not "
-                            "supported by Sluice; use a callable (per sample with batch=False, or per batch)",
-                            op="external_source", argument="source")
-    if group._callback_args != 1:
+        if not group.batch:
+            what = "a generator function" if inspect.isgeneratorfunction(group.source) else "an iterable"
+            raise ArgumentError(f"external_source: a parallel external source with {what} must run in batch mode "
+                                f"(batch=True, the source giving whole batches); per sample (batch=False) it "
+                                f"must be a callable taking a SampleInfo", op="external_source", argument="batch")
+    elif group._callback_args != 1:
         what = "SampleInfo" if not group.batch else ("BatchInfo" if group.batch_info else "the iteration index")
         raise ArgumentError(f"external_source: with parallel=True the source callback must accept exactly one "
                             f"positional argument ({what}), it takes {group._callback_args}",
@@ -153,7 +156,8 @@ def external_source(source=None, num_outputs=None, *, cycle=None, name=None, dev
     ``bytes_per_sample_hint`` and ``preserve`` are the C++ ``external_source`` operator's arguments,
     with its defaults (None also means the default, as in DALI). ``parallel=True`` runs a callable
     ``source`` in the pipeline's ``py_num_workers`` worker processes (``py_start_method``), with
-    ``prefetch_queue_depth`` batches computed ahead (see ``sluice.parallel_source``). ``no_copy``,
+    ``prefetch_queue_depth`` batches computed ahead (see ``sluice.parallel_source``); an iterable or
+    a generator function (``batch=True`` only) is iterated by one worker process. ``no_copy``,
     ``cuda_stream``, ``use_copy_kernel`` and ``blocking`` are accepted
     for DALI compatibility; Sluice always copies the fed data.
     """

@@ -13,10 +13,11 @@ import sys as _sys
 from . import namespaces as _ns
 from .external_source import external_source
 from .graph import call_operator as _call_operator
+from .python_function import python_function
 from .schema import all_schemas as _all_schemas
 
 # Operators implemented in Python (registry name -> function); every other one is generated.
-_PYTHON_OPERATORS = {"external_source": external_source}
+_PYTHON_OPERATORS = {"external_source": external_source, "python_function": python_function}
 
 # DALI's legacy function names -> registry names (added when the operator is registered).
 _LEGACY_NAMES = {

@@ -13,11 +13,12 @@ import sys as _sys
 
 from . import namespaces as _ns
 from .external_source import ExternalSource
+from .python_function import PythonFunction
 from .graph import call_operator as _call_operator, check_arguments as _check_arguments
 from .schema import all_schemas as _all_schemas, get_schema as _get_schema
 
 # Operators implemented in Python (registry name -> class); every other one is generated.
-_PYTHON_OPERATORS = {"external_source": ExternalSource}
+_PYTHON_OPERATORS = {"external_source": ExternalSource, "python_function": PythonFunction}
 
 # DALI's legacy class names -> registry names (added when the operator is registered).
 _LEGACY_NAMES = {
@@ -68,6 +69,48 @@ class Operator:
         return f"ops.{type(self).__qualname__}(device={self._device!r})"
 
 
+class TFRecord:
+    """DALI's ``ops.readers.TFRecord`` (legacy ``ops.TFRecordReader``): ``fn.readers.tfrecord``'s
+    arguments (``path``, ``index_path``, ``features`` -- a dict of ``sluice.tfrecord`` features --
+    and the reader arguments) at construction; calling it returns the dict of DataNodes keyed by
+    feature name, in the order of ``features``::
+
+        import sluice.tfrecord as tfrec
+        reader = ops.readers.TFRecord(path=["a.tfrecord"], index_path=["a.idx"],
+                                      features={"image/encoded": tfrec.FixedLenFeature((), tfrec.string, "")})
+        inputs = reader(name="Reader")
+        jpegs = inputs["image/encoded"]
+    """
+
+    schema_name = "readers.tfrecord"
+
+    def __init__(self, *, path, features, index_path=None, device="cpu", name=None, **kwargs):
+        from . import tfrecord as _tfrecord
+        checked = dict(kwargs, path=[path] if isinstance(path, str) else list(path),
+                       **_tfrecord.feature_arguments(features))  # a TypeError for bad features, now
+        _check_arguments(self.schema_name, device, name, checked)
+        self._device = device
+        self._name = name
+        self._kwargs = dict(kwargs, path=path, features=features, index_path=index_path)
+        self._calls = 0
+
+    @property
+    def device(self):
+        return self._device
+
+    def __call__(self, *, name=None, **kwargs):
+        from . import tfrecord as _tfrecord
+        if "device" in kwargs:
+            raise TypeError("TFRecord: give `device` when constructing the operator, not when calling it")
+        name = name or self._name
+        name = name if not (name and self._calls) else f"{name}_{self._calls}"
+        self._calls += 1
+        return _tfrecord.tfrecord(**{**self._kwargs, **kwargs}, device=self._device, name=name)
+
+    def __repr__(self):
+        return f"ops.readers.TFRecord(device={self._device!r})"
+
+
 def _make_class(schema, class_name, module_name):
     cls = type(class_name, (Operator,), {
         "schema_name": schema.name, "__doc__": schema.doc, "__module__": module_name,
@@ -93,6 +136,10 @@ def _generate(root):
         cls = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
         if cls is not None and legacy not in vars(root):
             setattr(root, legacy, cls)
+    # DALI spells it TFRecord (the generated name would be Tfrecord, the C++ schema's class).
+    if _ns.find(root, "readers.Tfrecord") is not None:
+        root.readers.TFRecord = TFRecord
+        root.TFRecordReader = TFRecord
 
 
 _generate(_sys.modules[__name__])

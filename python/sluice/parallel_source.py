@@ -3,7 +3,10 @@ callback; samples come back through shared memory.
 
 Each batch is split into ``py_num_workers`` contiguous chunks of samples (one task per chunk; a
 ``batch=True`` callback is one task per batch); chunk k of every batch goes to worker k, so the
-pool knows which samples a dead worker was computing. A worker writes its chunk's arrays into one
+pool knows which samples a dead worker was computing. An iterable or a generator function
+(``batch=True`` only, as in DALI) has state, so it runs in ONE worker process, which iterates over
+it in order: ``iter(source)`` (or ``source()``) anew at each epoch, ``StopIteration`` ending the
+epoch (``cycle="quiet"`` restarts it instead); the main process still goes on while it works. A worker writes its chunk's arrays into one
 new ``multiprocessing.shared_memory`` block and sends back only its name and the arrays' offsets,
 shapes and dtypes; the main process copies them out and unlinks the block. Batches are assembled
 by (iteration, sample index), so the result does not depend on which worker finished first.
@@ -66,8 +69,36 @@ def _write_shm(outputs):
         shm.close()
 
 
-def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_pid, current):
-    """A worker's loop: (task_id, gen, kind, infos) -> ("ok", shm name, meta) / ("stop") / ("error")."""
+class _Iteration:
+    """An iterable or generator function source, iterated in the worker: one pass per epoch."""
+
+    def __init__(self, source, cycle):
+        self.source = source
+        self.cycle = cycle
+        self.epoch = None
+        self.iterator = None
+
+    def _fresh(self):
+        import inspect
+        return iter(self.source() if inspect.isgeneratorfunction(self.source) else self.source)
+
+    def next_batch(self, info):
+        if info.epoch_idx != self.epoch:
+            self.epoch = info.epoch_idx
+            self.iterator = self._fresh()
+        try:
+            return next(self.iterator)
+        except StopIteration:
+            if self.cycle != "quiet":
+                raise  # and again for the batches prefetched past the end: the iterator stays exhausted
+            self.iterator = self._fresh()
+            return next(self.iterator)
+
+
+def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_pid, current, cycle=None):
+    """A worker's loop: (task_id, infos) -> ("ok", shm name, meta) / ("stop") / ("error").
+    `cycle` is set (to the source's cycle mode) for an iterable or generator function source."""
+    iteration = _Iteration(source, cycle) if cycle is not None else None
     while True:
         try:
             task = tasks.get(timeout=0.5)
@@ -83,7 +114,9 @@ def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_
             chunk = []
             for pos, info in enumerate(infos):
                 current.value = pos  # which of the task's samples is being computed (for a death report)
-                if batch:
+                if iteration is not None:
+                    data = iteration.next_batch(info)
+                elif batch:
                     data = source(info if batch_info else info.iteration)
                 else:
                     data = source(info)
@@ -131,7 +164,9 @@ class ParallelPool:
         if int(num_workers) < 1:
             raise ValueError(f"py_num_workers must be at least 1 for a parallel external_source, got {num_workers}")
         self.group = group
-        self.num_workers = int(num_workers)
+        # An iterable or generator function has state: one worker iterates over it (DALI's rule).
+        self.stateful = not group._is_callable
+        self.num_workers = 1 if self.stateful else int(num_workers)
         self.depth = max(1, int(prefetch_queue_depth or 1))
         ctx = multiprocessing.get_context(start_method)
         # One resource tracker for the main process and every worker (a forked worker would start
@@ -167,7 +202,8 @@ class ParallelPool:
         for k in range(self.num_workers):
             p = ctx.Process(target=_worker_main, daemon=True, name=f"sluice-es-{group.op_names[0]}-{k}",
                             args=(group.source, group.num_outputs, group.batch, group.batch_info,
-                                  self._tasks[k], writers[k], os.getpid(), self._current[k]))
+                                  self._tasks[k], writers[k], os.getpid(), self._current[k],
+                                  group.cycle if self.stateful else None))
             p.start()
             self._procs.append(p)
 

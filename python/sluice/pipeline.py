@@ -165,6 +165,14 @@ class Pipeline:
                     self._all_sources[op_name] = group
         self._sources = [g for g in groups if g.source is not None]
         self._cpp = cpp
+        # The graph's back-references to this pipeline are no longer needed: without them `del pipe`
+        # frees it (its executor, its parallel sources' workers and shared memory) at once, not at
+        # the next garbage collection.
+        for call in calls + self._recorded:
+            call.pipeline = None
+            for node in call.outputs:
+                if "_pipeline" in node.__dict__:  # a materialised ExpressionNode
+                    node.__dict__["_pipeline"] = None
 
     def _built(self):
         self.build()

@@ -29,6 +29,12 @@ void BindPipelineOptions(nb::module_& m);
 void BindPipeline(nb::module_& m);
 void BindWdsIndex(nb::module_& m);
 void BindTfRecordIndex(nb::module_& m);
+// python_function (python_function_op.cc): the table of callables its `function` argument names.
+void BindPythonFunction(nb::module_& m);
+
+// True on a thread that is inside a python_function call (where a Pipeline must not be destroyed
+// in place: its destructor would join the thread).
+bool InPythonFunctionCall();
 
 // DLPack element type of a DType, and back (nullopt for types Sluice has no DType for).
 nb::dlpack::dtype ToDLPack(DType t);

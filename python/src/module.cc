@@ -38,6 +38,7 @@ NB_MODULE(_sluice, m) {
   BindOperatorInfo(m);
   BindBatch(m);
   BindStatistics(m);
+  BindPythonFunction(m);
   BindPipelineOptions(m);
   BindPipeline(m);
   BindWdsIndex(m);

@@ -198,17 +198,159 @@ def test_pipeline_deleted_mid_epoch_stops_workers_within_1s():
 
 
 def test_invalid_parallel_sources_are_rejected():
-    with pytest.raises(sluice.ArgumentError, match="iterable or a generator"):
-        make_pipe(True, [np.zeros((BATCH, 2))])
+    with pytest.raises(sluice.ArgumentError, match="with an iterable must run in batch mode"):
+        make_pipe(True, [np.zeros((BATCH, 2))], batch=False)
 
     def gen():
         yield np.zeros((BATCH, 2))
-    with pytest.raises(sluice.ArgumentError, match="iterable or a generator"):
-        make_pipe(True, gen)
+    with pytest.raises(sluice.ArgumentError, match="with a generator function must run in batch mode"):
+        make_pipe(True, gen, batch=False)
     with pytest.raises(sluice.ArgumentError, match="exactly one"):
         make_pipe(True, lambda: np.zeros((BATCH, 2)))
     with pytest.raises(ValueError, match="py_start_method"):
         make_pipe(True, sample_cb, num_outputs=2, batch=False, method="forkserver_typo")
+
+
+# ---- generator functions and iterables (batch=True): iterated by one worker ------------------------
+
+def batch_gen():
+    """A generator function: 3 batches per epoch (images, labels); a fresh pass each epoch."""
+    for it in range(3):
+        yield ([np.full((it + 1, 2), 10 * it + i, dtype=np.int32) for i in range(BATCH)],
+               np.arange(BATCH, dtype=np.int64).reshape(BATCH, 1) + it)
+
+
+class Batches:
+    """An iterable (iter() gives a fresh pass), picklable for spawn."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return (np.full((BATCH, 3), k, dtype=np.float32) for k in range(self.n))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_generator_function_equals_serial_and_restarts_each_epoch(method):
+    serial = run_epochs(make_pipe(False, batch_gen, num_outputs=2), epochs=3)
+    assert [len(e) for e in serial] == [3, 3, 3]
+    pipe = make_pipe(True, batch_gen, num_outputs=2, workers=2, method=method, prefetch_queue_depth=2)
+    parallel = call_with_timeout(lambda: run_epochs(pipe, epochs=3))
+    assert_same(parallel, serial)
+    assert len(pipe._sources[0].pool._procs) == 1  # one worker iterates over it, whatever py_num_workers
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_iterable_equals_serial(method):
+    serial = run_epochs(make_pipe(False, Batches(4)), epochs=2)
+    assert [len(e) for e in serial] == [4, 4]
+    parallel = call_with_timeout(lambda: run_epochs(make_pipe(True, Batches(4), method=method, prefetch_queue_depth=3),
+                                                    epochs=2))
+    assert_same(parallel, serial)
+
+
+def test_iterable_with_cycle_quiet_never_ends():
+    pipe = make_pipe(True, Batches(2), cycle="quiet", prefetch_queue_depth=2)
+    got = call_with_timeout(lambda: [int(pipe.run()[0].as_array()[0, 0]) for _ in range(5)])
+    assert got == [0, 1, 0, 1, 0]
+
+
+def test_generator_work_runs_in_a_worker_process():
+    def whose_pid():
+        while True:
+            yield [np.array([os.getpid()], np.int64)] * BATCH
+    pipe = make_pipe(True, whose_pid)
+    pids = call_with_timeout(lambda: {int(pipe.run()[0].as_array()[0, 0]) for _ in range(3)})
+    assert pids == {pipe._sources[0].pool._procs[0].pid} and os.getpid() not in pids
+
+
+def test_generator_exception_is_an_error_naming_the_source():
+    def failing():
+        yield [np.zeros(2, np.float32)] * BATCH
+        raise KeyError("missing shard")
+    pipe = make_pipe(True, failing, name="gen_src")
+    with pytest.raises(WorkerError) as e:  # at the first or the second run (the second batch is prefetched)
+        call_with_timeout(lambda: [pipe.run() for _ in range(3)])
+    assert "gen_src" in str(e.value) and "missing shard" in str(e.value) and "KeyError" in str(e.value)
+
+
+# ---- shutdown: a pipeline going away frees its workers and shared memory ----------------------------
+
+def _shm_blocks():
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith("psm_")}
+    except FileNotFoundError:
+        return set()
+
+
+def _gone_within(procs, seconds):
+    deadline = time.monotonic() + seconds
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+    return not any(p.is_alive() for p in procs) and time.monotonic() < deadline + 0.05
+
+
+@pytest.mark.parametrize("source, kwargs", [
+    (slow_cb, {"batch": False}),
+    (batch_gen, {"num_outputs": 2}),
+])
+def test_del_pipe_frees_workers_and_shared_memory_within_1s(source, kwargs):
+    before = _shm_blocks()
+    pipe = make_pipe(True, source, workers=2, prefetch_queue_depth=3, **kwargs)
+    pipe.run()  # mid-epoch, with batches in flight
+    procs = list(pipe._sources[0].pool._procs)
+    pids = [p.pid for p in procs]
+    assert all(p.is_alive() for p in procs)
+    t0 = time.monotonic()
+    del pipe
+    gc.collect()
+    assert time.monotonic() - t0 < 1.0  # destroying it mid-epoch returns promptly
+    assert _gone_within(procs, 1.0), [p.pid for p in procs if p.is_alive()]
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+    deadline = time.monotonic() + 1.0
+    while _shm_blocks() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not (_shm_blocks() - before), "shared memory blocks left behind"
+
+
+def test_del_pipe_frees_workers_without_a_garbage_collection():
+    # The graph's references back to the pipeline are dropped at build(): no cycle keeps it alive.
+    gc.collect()
+    gc.disable()
+    try:
+        def graph_with_arithmetic():
+            pipe = sluice.Pipeline(batch_size=BATCH, num_threads=1, seed=0, py_num_workers=2)
+            with pipe:
+                x = fn.external_source(source=slow_cb, batch=False, parallel=True)
+                pipe.set_outputs(x * 2 + 1, x)
+            pipe.build()
+            pipe.run()
+            return pipe
+        pipe = graph_with_arithmetic()
+        procs = list(pipe._sources[0].pool._procs)
+        t0 = time.monotonic()
+        del pipe
+        assert time.monotonic() - t0 < 1.0
+        assert _gone_within(procs, 1.0)
+    finally:
+        gc.enable()
+
+
+def test_pipeline_def_pipeline_in_an_iterator_going_out_of_scope_frees_its_workers():
+    from sluice.plugin.pytorch import DALIGenericIterator
+
+    @sluice.pipeline_def(batch_size=BATCH, num_threads=1, seed=0, py_num_workers=2)
+    def pipe_fn():
+        return fn.external_source(source=slow_cb, batch=False, parallel=True, prefetch_queue_depth=2)
+
+    def use():
+        it = DALIGenericIterator(pipe_fn(), ["x"], size=-1)
+        next(it)
+        return list(it._pipes[0]._sources[0].pool._procs)
+    procs = use()
+    gc.collect()
+    assert _gone_within(procs, 1.0)
 
 
 def test_throughput_one_vs_two_workers(capsys):
