@@ -11,7 +11,7 @@ BENCH_ARGS ?= --plot bench_out/bench.png --json bench_out/bench.json
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps venv build wheel test-wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean
+.PHONY: deps venv build wheel test-wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean bench-opencv
 
 deps:
 	@bash scripts/install_deps.sh
@@ -75,6 +75,19 @@ test-fuzz: deps
 
 test: test-cpp test-python test-soak test-asan test-tsan test-fuzz
 	@echo "make test: all test suites passed"
+
+# Sluice's kernels against OpenCV, one thread (benchmarks/bench_kernels_vs_opencv.cc): installs
+# OpenCV's C++ headers (libopencv-dev, only for this target), builds, runs 5 repetitions and writes
+# the ratio table to bench_out/vs_opencv.md.
+BENCH_OPENCV_ARGS ?= --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+bench-opencv: deps
+	@dpkg-query -W -f='$${Status}' libopencv-dev 2>/dev/null | grep -q "install ok installed" || \
+	  $$([ "$$(id -u)" -eq 0 ] || echo sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libopencv-dev
+	cmake -S . -B $(BUILD) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_BENCHMARKS=ON
+	cmake --build $(BUILD) -j$(JOBS) --target bench_kernels_vs_opencv
+	@mkdir -p bench_out
+	$(BUILD)/bench_kernels_vs_opencv $(BENCH_OPENCV_ARGS) --benchmark_out=bench_out/vs_opencv.json --benchmark_out_format=json
+	python3 benchmarks/opencv_ratio_table.py bench_out/vs_opencv.json | tee bench_out/vs_opencv.md
 
 clean:
 	rm -rf build bench_out

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "kernels/cast.h"
+#include "kernels/color/color_space_hwy.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
@@ -107,6 +108,15 @@ std::optional<ColorSpace> ParseColorSpace(const std::string& name) {
 bool ColorSpaceKernelSupports(DType t) { return t == DType::kUInt8 || t == DType::kFloat32; }
 
 void ConvertColorSpace(const void* in, ColorSpace from, void* out, ColorSpace to, DType type, size_t pixels) {
+  // uint8 RGB/BGR -> GRAY/YCbCr, the common conversions: Highway rows, bit-identical to Convert().
+  if (type == DType::kUInt8 && (from == ColorSpace::kRGB || from == ColorSpace::kBGR) &&
+      (to == ColorSpace::kGray || to == ColorSpace::kYCbCr)) {
+    const auto* src = static_cast<const uint8_t*>(in);
+    auto* dst = static_cast<uint8_t*>(out);
+    if (to == ColorSpace::kGray) color_detail::RgbToGrayU8(src, dst, pixels, from == ColorSpace::kBGR);
+    else color_detail::RgbToYCbCrU8(src, dst, pixels, from == ColorSpace::kBGR);
+    return;
+  }
   if (type == DType::kUInt8)
     Convert(static_cast<const uint8_t*>(in), from, static_cast<uint8_t*>(out), to, pixels);
   else if (type == DType::kFloat32)

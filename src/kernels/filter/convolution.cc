@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/filter/separable_u8_hwy.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
@@ -126,6 +127,49 @@ void SeparableTyped(const In* in, Out* out, const ImageGeom& g, const std::vecto
   }
 }
 
+// uint8 -> uint8 with channels interleaved in rows (HWC), or planes with unit x stride (CHW, HW):
+// the Highway path (separable_u8_hwy.h), bit-identical to SeparableTyped. False: not applicable.
+bool SeparableU8Fast(const uint8_t* in, uint8_t* out, const ImageGeom& g, const std::vector<float>& wy,
+                     const std::vector<float>& wx, BorderMode border) {
+  const bool interleaved = g.stride_c == 1 && g.stride_x == g.channels;
+  const bool planar = g.stride_x == 1 && g.channels >= 1;
+  if ((!interleaved && !planar) || g.channels < 1 || g.height <= 0 || g.width <= 0 || wx.empty() || wy.empty())
+    return false;
+  const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
+  const int64_t c = interleaved ? g.channels : 1;
+  const auto xs = IndexTable(-(kx / 2), g.width + kx - 1, g.width, border);
+  const auto yrows = IndexTable(-(ky / 2), g.height + ky - 1, g.height, border);
+  const int64_t tile = std::min(g.width, filter_detail::SeparableTileWidth(c));
+  std::vector<float> ring(static_cast<size_t>(ky * tile * c)), pad(static_cast<size_t>((tile + kx - 1) * c)),
+      part(static_cast<size_t>(tile * c));
+  filter_detail::SeparableU8Args a{};
+  a.in = in;
+  a.out = out;
+  a.height = g.height;
+  a.width = g.width;
+  a.channels = c;
+  a.in_row_stride = a.out_row_stride = g.stride_y;
+  a.wx = wx.data();
+  a.kx = kx;
+  a.wy = wy.data();
+  a.ky = ky;
+  a.xs = xs.data();
+  a.yrows = yrows.data();
+  a.tmp = ring.data();
+  a.pad = pad.data();
+  a.part = part.data();
+  if (interleaved) {
+    filter_detail::SeparableU8Interleaved(a);
+  } else {
+    for (int64_t ch = 0; ch < g.channels; ++ch) {
+      a.in = in + ch * g.stride_c;
+      a.out = out + ch * g.stride_c;
+      filter_detail::SeparableU8Interleaved(a);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool ParseBorderMode(const std::string& name, BorderMode* mode) {
@@ -176,6 +220,9 @@ void Filter2D(const void* in, DType in_type, const ImageGeom& in_geom, void* out
 
 void SeparableFilter2D(const void* in, DType in_type, void* out, DType out_type, const ImageGeom& geom,
                        const std::vector<float>& wy, const std::vector<float>& wx, BorderMode border) {
+  if (in_type == DType::kUInt8 && out_type == DType::kUInt8 &&
+      SeparableU8Fast(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), geom, wy, wx, border))
+    return;
   VisitFilterType(in_type, [&](auto in_tag) {
     using In = decltype(in_tag);
     VisitFilterType(out_type, [&](auto out_tag) {

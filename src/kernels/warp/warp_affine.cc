@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/warp/warp_rows_hwy.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
@@ -18,6 +19,14 @@ inline double Limit(double v) {
   if (!(v > -kCoordLimit)) return -kCoordLimit;
   if (!(v < kCoordLimit)) return kCoordLimit;
   return v;
+}
+
+// std::floor for the Limit()ed coordinates (|v| <= 2^30 + 1), as an integer: truncation, then one
+// down for negative non-integers. Exact, and without the libm call that x86-64's baseline (no
+// SSE4.1 roundsd) makes of std::floor.
+inline int64_t FloorInt(double v) {
+  const auto t = static_cast<int64_t>(v);
+  return t - (v < static_cast<double>(t) ? 1 : 0);
 }
 
 template <typename Out>
@@ -45,8 +54,10 @@ class Warper {
       const double cy = static_cast<double>(y) + 0.5;
       const double bx = m_.m[0][1] * cy + m_.m[0][2], by = m_.m[1][1] * cy + m_.m[1][2];
       Out* row = out_.data + y * out_.width * channels_;
-      if (opt_.interp == WarpInterp::kNearest) RowNearest(row, bx, by);
-      else RowLinear(row, bx, by);
+      const bool nearest = opt_.interp == WarpInterp::kNearest;
+      if (UseSimd()) RowSimd(row, bx, by, nearest);
+      else if (nearest) RowNearest(row, bx, by, 0, out_.width);
+      else RowLinear(row, bx, by, 0, out_.width);
     }
   }
 
@@ -61,12 +72,14 @@ class Warper {
     std::fill(out_.data, out_.data + out_.height * out_.width * C(), v);
   }
 
-  void RowNearest(Out* row, double bx, double by) const {
+  // Output pixels [x_begin, x_end) of the row starting at `row`.
+  void RowNearest(Out* row, double bx, double by, int64_t x_begin, int64_t x_end) const {
     const int c_n = C();
-    for (int64_t x = 0; x < out_.width; ++x, row += c_n) {
+    row += x_begin * c_n;
+    for (int64_t x = x_begin; x < x_end; ++x, row += c_n) {
       const double cx = static_cast<double>(x) + 0.5;
-      auto ix = static_cast<int64_t>(std::floor(Limit(m_.m[0][0] * cx + bx)));
-      auto iy = static_cast<int64_t>(std::floor(Limit(m_.m[1][0] * cx + by)));
+      int64_t ix = FloorInt(Limit(m_.m[0][0] * cx + bx));
+      int64_t iy = FloorInt(Limit(m_.m[1][0] * cx + by));
       if (ix < 0 || iy < 0 || ix >= in_.width || iy >= in_.height) {
         if (!opt_.clamp) {
           const Out v = ConvertSat<Out>(static_cast<float>(fill_in_));
@@ -91,21 +104,58 @@ class Warper {
     return Pixel(x, y);
   }
 
-  void RowLinear(Out* row, double bx, double by) const {
+  // uint8 RGB -> uint8 RGB: the Highway path (bit-identical), whose 32-bit byte offsets need an
+  // input under 2 GiB.
+  bool UseSimd() const {
+    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, uint8_t> && kC == 3)
+      return in_.height * in_.width * 3 < (int64_t{1} << 31) - 64;
+    else
+      return false;
+  }
+
+  void RowSimd(Out* row, double bx, double by, bool nearest) const {
+    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, uint8_t> && kC == 3) {
+      constexpr int64_t kChunk = 256;  // pixels per call: the fallback list fits on the stack
+      int64_t fallback[kChunk + 1];
+      const auto group = static_cast<int64_t>(warp_detail::WarpRowGroupSize());
+      for (int64_t x0 = 0; x0 < out_.width; x0 += kChunk) {
+        const int64_t x1 = std::min(x0 + kChunk, out_.width);
+        const warp_detail::WarpRowU8C3 args{in_.data,   in_.height, in_.width, row, x0, x1,
+                                              m_.m[0][0], m_.m[1][0], bx,        by,  fallback};
+        const size_t n = nearest ? warp_detail::WarpNearestRowU8C3(args) : warp_detail::WarpLinearRowU8C3(args);
+        for (size_t k = 0; k < n; ++k) {
+          const int64_t x = fallback[k], x_end = std::min(x + group, x1);
+          if (nearest) RowNearest(row, bx, by, x, x_end);
+          else RowLinear(row, bx, by, x, x_end);
+        }
+      }
+    }
+  }
+
+  // Output pixels [x_begin, x_end) of the row starting at `row`.
+  void RowLinear(Out* row, double bx, double by, int64_t x_begin, int64_t x_end) const {
     const int c_n = C();
-    for (int64_t x = 0; x < out_.width; ++x, row += c_n) {
+    row += x_begin * c_n;
+    for (int64_t x = x_begin; x < x_end; ++x, row += c_n) {
       const double cx = static_cast<double>(x) + 0.5;
       const double fx = Limit(m_.m[0][0] * cx + bx) - 0.5, fy = Limit(m_.m[1][0] * cx + by) - 0.5;
-      const double flx = std::floor(fx), fly = std::floor(fy);
-      const auto x0 = static_cast<int64_t>(flx), y0 = static_cast<int64_t>(fly);
-      const auto qx = static_cast<float>(fx - flx), qy = static_cast<float>(fy - fly);
+      const int64_t x0 = FloorInt(fx), y0 = FloorInt(fy);
+      const auto qx = static_cast<float>(fx - static_cast<double>(x0));
+      const auto qy = static_cast<float>(fy - static_cast<double>(y0));
       const float px = 1.0f - qx;
       const In *p00, *p01, *p10, *p11;
       if (x0 >= 0 && y0 >= 0 && x0 + 1 < in_.width && y0 + 1 < in_.height) {
+        // Inside: the same blend as below, without the fill checks.
         p00 = Pixel(x0, y0);
         p01 = p00 + c_n;
         p10 = p00 + in_.width * c_n;
         p11 = p10 + c_n;
+        for (int c = 0; c < c_n; ++c) {
+          const float s0 = static_cast<float>(p00[c]) * px + static_cast<float>(p01[c]) * qx;
+          const float s1 = static_cast<float>(p10[c]) * px + static_cast<float>(p11[c]) * qx;
+          row[c] = ConvertSat<Out>(s0 + (s1 - s0) * qy);
+        }
+        continue;
       } else {
         p00 = Tap(x0, y0);
         p01 = Tap(x0 + 1, y0);

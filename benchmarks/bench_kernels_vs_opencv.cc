@@ -1,0 +1,365 @@
+// Sluice's geometry, colour and blur kernels against OpenCV, one thread, on the same images with the
+// same parameters (issue 14, "Speed"). Built only where CMake finds OpenCV (core, imgproc); run it
+// with `make bench-opencv`, which also prints the ratio table (benchmarks/opencv_ratio_table.py).
+//
+// Benchmarks are named <op>/<side>/<width>x<height>, side "sluice" or "opencv"; the ratio of an op
+// is opencv time / sluice time (> 1: Sluice is faster). The opencv side of each op also reports
+// `mean_abs_diff`, the mean absolute difference of the two outputs (computed once, outside the timed
+// loop): near 0 where both compute the same thing, larger where OpenCV's formula differs (noted).
+//
+// Input: a real photograph (the first JPEG of sample_data/train, else $SLUICE_BENCH_IMAGE, else the
+// committed tests/data/images/photo_500x375.jpg), decoded to RGB and resized (Sluice, linear) to
+// 640x480 and 1920x1080 once, before any timing.
+#include <benchmark/benchmark.h>
+
+#include <opencv2/core.hpp>
+#include <opencv2/core/utility.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_kernels_common.h"
+#include "kernels/color/color_adjust.h"
+#include "kernels/color/color_space.h"
+#include "kernels/color/equalize.h"
+#include "kernels/decode/image_decoder.h"
+#include "kernels/filter/convolution.h"
+#include "kernels/filter/gaussian_window.h"
+#include "kernels/flip.h"
+#include "kernels/resize/resize.h"
+#include "kernels/warp/affine_transform.h"
+#include "kernels/warp/warp_affine.h"
+
+namespace {
+using namespace sluice::kernels;
+namespace fs = std::filesystem;
+using sluice::DType;
+
+// ---- The input photograph ----
+
+std::string PhotoPath() {
+  if (const char* env = std::getenv("SLUICE_BENCH_IMAGE"); env && *env) return env;
+  std::string here = __FILE__;  // <repo>/benchmarks/bench_kernels_vs_opencv.cc
+  const fs::path train = fs::path(here.substr(0, here.rfind("/benchmarks/"))) / "sample_data" / "train";
+  std::vector<fs::path> jpegs;
+  if (fs::is_directory(train))
+    for (const auto& e : fs::recursive_directory_iterator(train))
+      if (e.is_regular_file() && e.path().extension() == ".jpg") jpegs.push_back(e.path());
+  if (!jpegs.empty()) return std::min_element(jpegs.begin(), jpegs.end())->string();
+  return sluice::bench::BenchImagePath();
+}
+
+struct Photo {
+  std::string source;
+  int h = 0, w = 0;
+  std::vector<uint8_t> px;  // h x w x 3, RGB
+};
+
+Photo DecodePhoto() {
+  Photo p;
+  p.source = PhotoPath();
+  std::ifstream f(p.source, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + p.source);
+  const std::vector<uint8_t> jpg((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto plan = PlanDecode(PeekImage(jpg), DecodeParams{});
+  if (plan.channels != 3) throw std::runtime_error(p.source + ": expected an RGB photograph");
+  p.h = plan.height;
+  p.w = plan.width;
+  p.px.resize(plan.size_bytes());
+  DecodeImage(jpg, DecodeParams{}, p.px.data(), p.px.size());
+  return p;
+}
+
+// The photograph resized to w x h (cached per size).
+const cv::Mat& Image(int w, int h) {
+  static const Photo photo = DecodePhoto();
+  static std::vector<std::pair<std::pair<int, int>, cv::Mat>> cache;
+  for (const auto& [size, m] : cache)
+    if (size == std::pair{w, h}) return m;
+  cv::Mat m(h, w, CV_8UC3);
+  Resize(photo.px.data(), photo.h, photo.w, 3, m.data, h, w, ResizeParams{});
+  cache.emplace_back(std::pair{w, h}, m);
+  return cache.back().second;
+}
+
+HwcView<const uint8_t> View(const cv::Mat& m) { return {m.data, m.rows, m.cols, m.channels()}; }
+HwcView<uint8_t> View(cv::Mat& m) { return {m.data, m.rows, m.cols, m.channels()}; }
+
+double MeanAbsDiff(const cv::Mat& a, const cv::Mat& b) {
+  if (a.size() != b.size() || a.type() != b.type()) return -1;
+  return cv::norm(a, b, cv::NORM_L1) / static_cast<double>(a.total() * a.channels());
+}
+
+// ---- One op = a Sluice function and an OpenCV function on the same input ----
+
+using OpFn = std::function<void(const cv::Mat& in, cv::Mat& out)>;
+
+struct Op {
+  std::string name;
+  OpFn sluice, opencv;
+};
+
+void RunSide(benchmark::State& st, const Op& op, bool sluice_side, int w, int h) {
+  const cv::Mat& in = Image(w, h);
+  cv::Mat out;
+  const OpFn& fn = sluice_side ? op.sluice : op.opencv;
+  fn(in, out);  // warm-up: allocates `out` once
+  for (auto _ : st) {
+    fn(in, out);
+    benchmark::DoNotOptimize(out.data);
+    benchmark::ClobberMemory();
+  }
+  if (!sluice_side) {
+    cv::Mat ref;
+    op.sluice(in, ref);
+    st.counters["mean_abs_diff"] = MeanAbsDiff(ref, out);
+  }
+  st.SetLabel(std::to_string(w) + "x" + std::to_string(h) + " -> " + std::to_string(out.cols) + "x" +
+              std::to_string(out.rows) + "x" + std::to_string(out.channels()));
+  st.SetItemsProcessed(st.iterations());  // items/s = images/s
+}
+
+// ---- Geometry ----
+
+// A generic affine map (rotation 10 deg, scale 0.9, shear 0.1 about the centre), output -> input.
+Affine2D TestWarp(int w, int h) {
+  const Affine2D a = Compose(Rotation(10), Compose(Scaling(0.9, 0.9), Shear(0.1, 0)));
+  Affine2D inv;
+  Invert(AboutCenter(a, w / 2.0, h / 2.0), &inv);
+  return inv;
+}
+
+// OpenCV's matrix for Sluice's pixel-centre convention (warp_affine.h): [A | A (0.5, 0.5) + t - (0.5, 0.5)].
+cv::Mat OpenCvMap(const Affine2D& m) {
+  cv::Mat a(2, 3, CV_64F);
+  for (int r = 0; r < 2; ++r) {
+    a.at<double>(r, 0) = m.m[r][0];
+    a.at<double>(r, 1) = m.m[r][1];
+    a.at<double>(r, 2) = m.m[r][0] * 0.5 + m.m[r][1] * 0.5 + m.m[r][2] - 0.5;
+  }
+  return a;
+}
+
+Op WarpOp(const std::string& name, WarpInterp interp) {
+  WarpOptions opt;
+  opt.interp = interp;
+  opt.clamp = false;
+  opt.fill = 0;
+  const int cv_interp = interp == WarpInterp::kLinear ? cv::INTER_LINEAR : cv::INTER_NEAREST;
+  return {name,
+          [opt](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            WarpAffine(View(in), View(out), TestWarp(in.cols, in.rows), opt);
+          },
+          [cv_interp](const cv::Mat& in, cv::Mat& out) {
+            cv::warpAffine(in, out, OpenCvMap(TestWarp(in.cols, in.rows)), in.size(),
+                           cv_interp | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+          }};
+}
+
+// DALI's rotate: 30 degrees, keep_size=False (the whole rotated image), linear, fill 0.
+Op RotateOp() {
+  constexpr double kAngle = 30;
+  auto geometry = [](const cv::Mat& in, cv::Size* size) {
+    const auto hw = RotatedCanvasSize(in.rows, in.cols, kAngle);
+    *size = cv::Size(static_cast<int>(hw[1]), static_cast<int>(hw[0]));
+    return RotateInverseMap(in.rows, in.cols, hw[0], hw[1], kAngle);
+  };
+  return {"rotate",
+          [geometry](const cv::Mat& in, cv::Mat& out) {
+            cv::Size size;
+            const Affine2D m = geometry(in, &size);
+            out.create(size, CV_8UC3);
+            WarpAffine(View(in), View(out), m, WarpOptions{WarpInterp::kLinear, false, 0});
+          },
+          [geometry](const cv::Mat& in, cv::Mat& out) {
+            cv::Size size;
+            const Affine2D m = geometry(in, &size);
+            cv::warpAffine(in, out, OpenCvMap(m), size, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                           cv::BORDER_CONSTANT, cv::Scalar::all(0));
+          }};
+}
+
+Op FlipOp() {
+  return {"flip_horizontal",
+          [](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            Flip(in.data, out.data, in.rows, in.cols, 3, 1, true, false);
+          },
+          [](const cv::Mat& in, cv::Mat& out) { cv::flip(in, out, 1); }};
+}
+
+// Linear without antialiasing (DALI antialias=False): the same filter as OpenCV's INTER_LINEAR.
+Op ResizeOp() {
+  return {"resize_linear_224",
+          [](const cv::Mat& in, cv::Mat& out) {
+            out.create(224, 224, CV_8UC3);
+            ResizeParams p;
+            p.min_filter = p.mag_filter = ResizeFilter::kLinear;
+            p.antialias = false;
+            Resize(in.data, in.rows, in.cols, 3, out.data, 224, 224, p);
+          },
+          [](const cv::Mat& in, cv::Mat& out) { cv::resize(in, out, cv::Size(224, 224), 0, 0, cv::INTER_LINEAR); }};
+}
+
+// ---- Blur ----
+
+// DALI's gaussian_blur with only sigma given: window 2 * ceil(3 sigma) + 1, border reflect_101
+// (OpenCV's BORDER_DEFAULT).
+Op BlurOp(const std::string& name, float sigma) {
+  const int window = GaussianSigmaToWindow(sigma);
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            const std::vector<float> wts = GaussianWindow(window, sigma);
+            SeparableFilter2D(in.data, DType::kUInt8, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3),
+                              wts, wts, BorderMode::kReflect101);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) {
+            cv::GaussianBlur(in, out, cv::Size(window, window), sigma, sigma, cv::BORDER_REFLECT_101);
+          }};
+}
+
+// ---- Colour ----
+
+// HSV adjustment, OpenCV's way: RGB -> HSV (full 0..255 hue), a 3-channel table, HSV -> RGB.
+cv::Mat HsvTable(double hue_degrees, double saturation, double value) {
+  cv::Mat lut(1, 256, CV_8UC3);
+  const int shift = static_cast<int>(std::lround(hue_degrees * 256.0 / 360.0));
+  for (int v = 0; v < 256; ++v) {
+    auto& e = lut.at<cv::Vec3b>(0, v);
+    e[0] = static_cast<uint8_t>(((v + shift) % 256 + 256) % 256);
+    e[1] = cv::saturate_cast<uint8_t>(v * saturation);
+    e[2] = cv::saturate_cast<uint8_t>(v * value);
+  }
+  return lut;
+}
+
+void OpenCvHsvRoundTrip(const cv::Mat& in, cv::Mat& out, const cv::Mat& lut, cv::Mat& scratch) {
+  cv::cvtColor(in, scratch, cv::COLOR_RGB2HSV_FULL);
+  cv::LUT(scratch, lut, scratch);
+  cv::cvtColor(scratch, out, cv::COLOR_HSV2RGB_FULL);
+}
+
+// Sluice's hsv/hue/saturation/color_twist: one 3x3 matrix in YIQ space (kernels::ColorMatrix3).
+OpFn SluiceMatrix(const ColorTransform& t) {
+  return [t](const cv::Mat& in, cv::Mat& out) {
+    out.create(in.rows, in.cols, CV_8UC3);
+    ColorMatrix3(in.data, DType::kUInt8, out.data, DType::kUInt8, in.total(), t);
+  };
+}
+
+Op HsvStyleOp(const std::string& name, double hue, double saturation, double value) {
+  const cv::Mat lut = HsvTable(hue, saturation, value);
+  return {name, SluiceMatrix(ColorTwistTransform(hue, saturation, value, 1, 1, 128)),
+          [lut](const cv::Mat& in, cv::Mat& out) {
+            thread_local cv::Mat scratch;
+            OpenCvHsvRoundTrip(in, out, lut, scratch);
+          }};
+}
+
+// color_twist: the same 3x3 matrix + offset applied by cv::transform (OpenCV's colour-matrix op).
+Op ColorTwistOp() {
+  const ColorTransform t = ColorTwistTransform(20, 1.2, 1.0, 1.1, 0.9, 128);
+  cv::Mat m(3, 4, CV_32F);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) m.at<float>(r, c) = t.m[r][c];
+    m.at<float>(r, 3) = t.offset[r];
+  }
+  return {"color_twist", SluiceMatrix(t), [m](const cv::Mat& in, cv::Mat& out) { cv::transform(in, out, m); }};
+}
+
+// brightness_contrast (brightness 1.2, contrast 0.8, centre 128): out = in * mul + add, which is
+// OpenCV's convertTo(alpha, beta).
+Op BrightnessContrastOp() {
+  const AffineCoeffs k = BrightnessContrastCoeffs(1.2, 0, 0.8, 128, DType::kUInt8);
+  return {"brightness_contrast",
+          [k](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            ColorAffine(in.data, DType::kUInt8, out.data, DType::kUInt8, in.total() * 3, k);
+          },
+          [k](const cv::Mat& in, cv::Mat& out) { in.convertTo(out, CV_8U, k.mul, k.add); }};
+}
+
+// color_space_conversion. OpenCV's YCrCb is the full-range JPEG variant with Cr before Cb (Sluice
+// and DALI: BT.601 studio range, Cb first): same cost, different numbers.
+Op ColorSpaceOp(const std::string& name, ColorSpace to, int cv_code) {
+  return {name,
+          [to](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC(ColorSpaceChannels(to)));
+            ConvertColorSpace(in.data, ColorSpace::kRGB, out.data, to, DType::kUInt8, in.total());
+          },
+          [cv_code](const cv::Mat& in, cv::Mat& out) { cv::cvtColor(in, out, cv_code); }};
+}
+
+// equalize: every channel on its own (DALI's CPU equalize; OpenCV: split, equalizeHist, merge).
+Op EqualizeOp() {
+  return {"equalize",
+          [](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            Equalize(in.data, out.data, static_cast<int64_t>(in.total()), 3);
+          },
+          [](const cv::Mat& in, cv::Mat& out) {
+            thread_local std::vector<cv::Mat> planes(3);
+            cv::split(in, planes);
+            for (auto& p : planes) cv::equalizeHist(p, p);
+            cv::merge(planes, out);
+          }};
+}
+
+std::vector<Op> AllOps() {
+  return {
+      WarpOp("warp_affine_linear", WarpInterp::kLinear),
+      WarpOp("warp_affine_nearest", WarpInterp::kNearest),
+      RotateOp(),
+      BlurOp("gaussian_blur_sigma1.5", 1.5f),
+      BlurOp("gaussian_blur_sigma3", 3.0f),
+      HsvStyleOp("hsv", 30, 1.3, 0.9),
+      HsvStyleOp("hue", 30, 1, 1),
+      HsvStyleOp("saturation", 0, 1.5, 1),
+      ColorTwistOp(),
+      BrightnessContrastOp(),
+      ColorSpaceOp("color_space_rgb_to_gray", ColorSpace::kGray, cv::COLOR_RGB2GRAY),
+      ColorSpaceOp("color_space_rgb_to_ycbcr", ColorSpace::kYCbCr, cv::COLOR_RGB2YCrCb),
+      EqualizeOp(),
+      FlipOp(),
+      ResizeOp(),
+  };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cv::setNumThreads(1);
+  static const std::vector<Op> ops = AllOps();
+  const std::pair<int, int> sizes[] = {{640, 480}, {1920, 1080}};
+  for (const Op& op : ops) {
+    for (auto [w, h] : sizes) {
+      const std::string size = std::to_string(w) + "x" + std::to_string(h);
+      for (bool sluice_side : {true, false}) {
+        benchmark::RegisterBenchmark((op.name + (sluice_side ? "/sluice/" : "/opencv/") + size).c_str(),
+                                     [&op, sluice_side, w = w, h = h](benchmark::State& st) {
+                                       RunSide(st, op, sluice_side, w, h);
+                                     })
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("image", PhotoPath());
+  benchmark::AddCustomContext("opencv", CV_VERSION);
+  benchmark::AddCustomContext("opencv_threads", std::to_string(cv::getNumThreads()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
