@@ -203,7 +203,8 @@ def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: i
             images = fn.decoders.image_random_crop(jpegs, output_type=types.RGB)
             images = fn.resize(images, resize_x=224, resize_y=224)
             images = fn.flip(images, horizontal=fn.random.coin_flip(probability=0.5))
-            images = rand_augment.rand_augment(images, n=2, m=9)
+            # Nearest-neighbour geometry, as torchvision's RandAugment does by default.
+            images = rand_augment.rand_augment(images, n=2, m=9, interp_type=types.INTERP_NN)
             mirror = 0
         elif kind in ("train", "train-wds"):
             images = fn.decoders.image_random_crop(jpegs, output_type=types.RGB)
