@@ -11,29 +11,12 @@
 
 #include "kernels/resize/resample_coeffs.h"
 #include "kernels/resize/resize_hwy.h"
+#include "kernels/resize/resize_scratch.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {
 using namespace resize_detail;
-
-// Per-thread scratch: vectors are re-assigned, never shrunk, so steady state does not allocate.
-struct Scratch {
-  AxisCoeffs cx, cy;
-  std::vector<int32_t> offs, ystart, xcoef_i, ycoef_i, row_i;
-  std::vector<float> xcoef_f, ycoef_f, row_f, mid_f;
-  std::vector<uint8_t> mid_u8;
-};
-Scratch& GetScratch() {
-  thread_local Scratch s;
-  return s;
-}
-
-template <typename T>
-T* Grow(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
 
 // out(y, x) = in(ys[y], xs[x]) with type conversion (float -> uint8 rounds and saturates).
 template <int C, typename TIn, typename TOut>
@@ -73,7 +56,7 @@ void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, 
   if (roi.x0 == roi.x1 || roi.y0 == roi.y1 || !std::isfinite(roi.x0) || !std::isfinite(roi.x1) ||
       !std::isfinite(roi.y0) || !std::isfinite(roi.y1))
     throw Error("resize: degenerate ROI");
-  Scratch& s = GetScratch();
+  ResizeScratch& s = GetScratch();
   ComputeAxisCoeffs(in_w, roi.x0, roi.x1, out_w, p, &s.cx);
   ComputeAxisCoeffs(in_h, roi.y0, roi.y1, out_h, p, &s.cy);
   const int ne = out_w * C, xt = s.cx.taps, yt = s.cy.taps;
@@ -123,7 +106,7 @@ void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, 
 
 }  // namespace
 
-void ReleaseResizeScratch() { GetScratch() = Scratch{}; }
+void ReleaseResizeScratch() { GetScratch() = ResizeScratch{}; }
 
 void Resize(const uint8_t* in, int in_h, int in_w, int c, uint8_t* out, int out_h, int out_w, const ResizeParams& p) {
   ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);

@@ -11,28 +11,13 @@
 
 #include "kernels/resize/resample_coeffs.h"
 #include "kernels/resize/resize_hwy.h"
+#include "kernels/resize/resize_scratch.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {
 using namespace resize_detail;
 
-struct WindowScratch {
-  AxisCoeffs cx, cy;
-  std::vector<int32_t> offs, ystart, xcoef_i, ycoef_i, row_i;
-  std::vector<float> xcoef_f, ycoef_f, row_f, mid_f;
-  std::vector<uint8_t> mid_u8;
-};
-WindowScratch& GetScratch() {
-  thread_local WindowScratch s;
-  return s;
-}
-
-template <typename T>
-T* Grow(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
 
 // The outputs whose taps [start, start + taps) lie in [lo, hi). Starts are monotone in the output
 // index (non-increasing when mirrored), so they form one span.
@@ -80,7 +65,7 @@ ResizeComputed WindowImpl(const TIn* in, int in_h, int in_w, int C, const Resize
   if (roi.x0 == roi.x1 || roi.y0 == roi.y1 || !std::isfinite(roi.x0) || !std::isfinite(roi.x1) ||
       !std::isfinite(roi.y0) || !std::isfinite(roi.y1))
     throw Error("resize: degenerate ROI");
-  WindowScratch& s = GetScratch();
+  ResizeScratch& s = GetScratch();
   ComputeAxisCoeffs(win.full_w, roi.x0, roi.x1, out_w, p, &s.cx);
   ComputeAxisCoeffs(win.full_h, roi.y0, roi.y1, out_h, p, &s.cy);
   ResizeComputed r{InsideOutputs(s.cy, win.y, win.y + in_h), InsideOutputs(s.cx, win.x, win.x + in_w)};
