@@ -65,3 +65,20 @@ def check_sample(sample, call_name):
     if not isinstance(sample, DataNode):
         raise TypeError(f"{call_name}: sample must be a DataNode (a batch of HWC uint8 images), "
                         f"got {type(sample).__name__}")
+
+
+def augmentation_kwargs(fill_value, interp_type, shape):
+    """The extra arguments the suites' augmentations take (`shape` only when given)."""
+    kwargs = {"fill_value": fill_value, "interp_type": interp_type}
+    if shape is not None:
+        kwargs["shape"] = shape
+    return kwargs
+
+
+def without_excluded(suite, excluded, suite_name):
+    """`suite` less the augmentations named in `excluded`; a name not in the suite is an error."""
+    names = [aug.name for aug in suite]
+    for name in excluded or []:
+        if name not in names:
+            raise ValueError(f"`{name}` is in `excluded` but not in the {suite_name} suite: {', '.join(names)}")
+    return [aug for aug in suite if aug.name not in (excluded or [])]

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import fn, types
 from . import augmentations as a
-from ._utils import check_sample, forbid_unused_kwargs, get_translations, pretty_select, seeds
+from ._utils import augmentation_kwargs, check_sample, forbid_unused_kwargs, get_translations, pretty_select, seeds
 from .core import Policy, select, signed_bin
 from .core._augmentation import _param_table
 
@@ -33,10 +33,7 @@ def auto_augment(sample, policy_name="image_net", shape=None, fill_value=128, in
     else:
         policy = policies[policy_name](use_shape=shape is not None, max_translate_abs=max_translate_abs,
                                        max_translate_rel=max_translate_rel)
-    aug_kwargs = {"fill_value": fill_value, "interp_type": interp_type}
-    if shape is not None:
-        aug_kwargs["shape"] = shape
-    return apply_auto_augment(policy, sample, seed, **aug_kwargs)
+    return apply_auto_augment(policy, sample, seed, **augmentation_kwargs(fill_value, interp_type, shape))
 
 
 def auto_augment_image_net(sample, shape=None, fill_value=128, interp_type=None, max_translate_abs=None,

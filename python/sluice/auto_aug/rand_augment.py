@@ -4,7 +4,8 @@ import warnings
 
 from .. import fn, types
 from . import augmentations as a
-from ._utils import check_sample, forbid_unused_kwargs, get_translations, pretty_select, seeds
+from ._utils import (augmentation_kwargs, check_sample, forbid_unused_kwargs, get_translations, pretty_select,
+                     seeds, without_excluded)
 from .core import signed_bin
 
 
@@ -20,17 +21,10 @@ def rand_augment(sample, n, m, num_magnitude_bins=31, shape=None, fill_value=128
     monotonic in the bin; excluded: names of suite operations to leave out.
     """
     check_sample(sample, "rand_augment")
-    aug_kwargs = {"fill_value": fill_value, "interp_type": interp_type}
-    use_shape = shape is not None
-    if use_shape:
-        aug_kwargs["shape"] = shape
+    aug_kwargs = augmentation_kwargs(fill_value, interp_type, shape)
     suite = (get_rand_augment_suite if monotonic_mag else get_rand_augment_non_monotonic_suite)(
-        use_shape, max_translate_abs, max_translate_rel)
-    names = [aug.name for aug in suite]
-    for name in excluded or []:
-        if name not in names:
-            raise ValueError(f"`{name}` is in `excluded` but not in the RandAugment suite: {', '.join(names)}")
-    selected = [aug for aug in suite if aug.name not in (excluded or [])]
+        shape is not None, max_translate_abs, max_translate_rel)
+    selected = without_excluded(suite, excluded, "RandAugment")
     return apply_rand_augment(selected, sample, n, m, num_magnitude_bins=num_magnitude_bins, seed=seed, **aug_kwargs)
 
 

@@ -2,7 +2,8 @@
 at a magnitude bin drawn uniformly; DALI's ``nvidia.dali.auto_aug.trivial_augment``."""
 from .. import fn, types
 from . import augmentations as a
-from ._utils import check_sample, forbid_unused_kwargs, get_translations, pretty_select, seeds
+from ._utils import (augmentation_kwargs, check_sample, forbid_unused_kwargs, get_translations, pretty_select,
+                     seeds, without_excluded)
 from .core import signed_bin
 
 
@@ -11,16 +12,9 @@ def trivial_augment_wide(sample, num_magnitude_bins=31, shape=None, fill_value=1
     """Applies TrivialAugment with the wide augmentation space to a batch of HWC uint8 images
     (translations: max_translate_abs default 32 pixels, or max_translate_rel default 1 with `shape`)."""
     check_sample(sample, "trivial_augment_wide")
-    aug_kwargs = {"fill_value": fill_value, "interp_type": interp_type}
-    use_shape = shape is not None
-    if use_shape:
-        aug_kwargs["shape"] = shape
-    suite = get_trivial_augment_wide_suite(use_shape, max_translate_abs, max_translate_rel)
-    names = [aug.name for aug in suite]
-    for name in excluded or []:
-        if name not in names:
-            raise ValueError(f"`{name}` is in `excluded` but not in the TrivialAugmentWide suite: {', '.join(names)}")
-    selected = [aug for aug in suite if aug.name not in (excluded or [])]
+    aug_kwargs = augmentation_kwargs(fill_value, interp_type, shape)
+    suite = get_trivial_augment_wide_suite(shape is not None, max_translate_abs, max_translate_rel)
+    selected = without_excluded(suite, excluded, "TrivialAugmentWide")
     return apply_trivial_augment(selected, sample, num_magnitude_bins=num_magnitude_bins, seed=seed, **aug_kwargs)
 
 
