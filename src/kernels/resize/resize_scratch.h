@@ -3,6 +3,7 @@
 // state does not allocate.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/resize/resample_coeffs.h"
@@ -27,5 +28,33 @@ T* Grow(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n);
   return v.data();
 }
+
+// The scratch vectors of one arithmetic: fixed point (int32 weights, uint8 rows between the passes)
+// for uint8 -> uint8, float otherwise; Weight converts a filter weight to it.
+template <bool kFixed>
+struct TypedScratch {
+  using TAcc = std::conditional_t<kFixed, int32_t, float>;
+  using TMid = std::conditional_t<kFixed, uint8_t, float>;
+  std::vector<TAcc>& xcoef;
+  std::vector<TAcc>& ycoef;
+  std::vector<TAcc>& row;
+  std::vector<TMid>& mid;
+
+  explicit TypedScratch(ResizeScratch& s)
+      : xcoef(Pick(s.xcoef_i, s.xcoef_f)), ycoef(Pick(s.ycoef_i, s.ycoef_f)), row(Pick(s.row_i, s.row_f)),
+        mid(Pick(s.mid_u8, s.mid_f)) {}
+
+  static TAcc Weight(double w) {
+    if constexpr (kFixed) return ToFixed(w);
+    else return float(w);
+  }
+
+ private:
+  template <typename A, typename B>
+  static auto& Pick(A& fixed, B& floating) {
+    if constexpr (kFixed) return fixed;
+    else return floating;
+  }
+};
 
 }  // namespace sluice::kernels::resize_detail

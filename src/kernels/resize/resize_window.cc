@@ -103,16 +103,15 @@ ResizeComputed WindowImpl(const TIn* in, int in_h, int in_w, int C, const Resize
   for (int y = 0; y < oh; ++y) ystart[y] = ys[y] - row_first;
 
   constexpr bool kFixed = std::is_same_v<TIn, uint8_t> && std::is_same_v<TOut, uint8_t>;
-  using TAcc = std::conditional_t<kFixed, int32_t, float>;
-  using TMid = std::conditional_t<kFixed, uint8_t, float>;
-  std::vector<TAcc>& xc_v = [&]() -> std::vector<TAcc>& { if constexpr (kFixed) return s.xcoef_i; else return s.xcoef_f; }();
-  std::vector<TAcc>& yc_v = [&]() -> std::vector<TAcc>& { if constexpr (kFixed) return s.ycoef_i; else return s.ycoef_f; }();
-  std::vector<TAcc>& row_v = [&]() -> std::vector<TAcc>& { if constexpr (kFixed) return s.row_i; else return s.row_f; }();
-  std::vector<TMid>& mid_v = [&]() -> std::vector<TMid>& { if constexpr (kFixed) return s.mid_u8; else return s.mid_f; }();
-  auto conv = [](double w) -> TAcc {
-    if constexpr (kFixed) return ToFixed(w);
-    else return float(w);
-  };
+  using Typed = TypedScratch<kFixed>;
+  using TAcc = typename Typed::TAcc;
+  using TMid = typename Typed::TMid;
+  Typed ts(s);
+  std::vector<TAcc>& xc_v = ts.xcoef;
+  std::vector<TAcc>& yc_v = ts.ycoef;
+  std::vector<TAcc>& row_v = ts.row;
+  std::vector<TMid>& mid_v = ts.mid;
+  auto conv = &Typed::Weight;
   TAcc* xc = Grow(xc_v, size_t(xt) * size_t(ne));
   for (int x = 0; x < ow; ++x)
     for (int k = 0; k < xt; ++k) {
