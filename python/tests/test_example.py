@@ -13,17 +13,23 @@ NEEDED = ["readers.file", "decoders.image_random_crop", "resize", "crop_mirror_n
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-@pytest.mark.skipif(not all(registered(op) for op in NEEDED), reason="the image operators are not registered")
-def test_example_trains_a_few_steps(tmp_path):
-    rng = np.random.default_rng(0)
+def make_dataset(root, seed):
+    """3 class folders of 4 random JPEGs under `root`; returns the environment to run an example in."""
+    rng = np.random.default_rng(seed)
     for c in range(3):
-        (tmp_path / f"class{c}").mkdir()
+        (root / f"class{c}").mkdir()
         for i in range(4):
             pixels = rng.integers(0, 255, size=(40 + 8 * i, 48, 3), dtype=np.uint8)
-            PIL.fromarray(pixels).save(tmp_path / f"class{c}" / f"{i}.jpg", quality=90)
+            PIL.fromarray(pixels).save(root / f"class{c}" / f"{i}.jpg", quality=90)
     env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
     env.pop("RANK", None)
     env.pop("WORLD_SIZE", None)
+    return env
+
+
+@pytest.mark.skipif(not all(registered(op) for op in NEEDED), reason="the image operators are not registered")
+def test_example_trains_a_few_steps(tmp_path):
+    env = make_dataset(tmp_path, seed=0)
     result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "pytorch_imagenet.py"), str(tmp_path),
                              "--steps", "2", "--batch-size", "4", "--crop", "32", "--threads", "1"],
                             env=env, capture_output=True, text=True, timeout=300)
@@ -34,15 +40,7 @@ def test_example_trains_a_few_steps(tmp_path):
 
 def test_randaugment_mixup_example_trains_a_few_steps(tmp_path):
     """examples/randaugment_mixup_train.py: RandAugment + MixUp in the pipeline, soft targets."""
-    rng = np.random.default_rng(1)
-    for c in range(3):
-        (tmp_path / f"class{c}").mkdir()
-        for i in range(4):
-            pixels = rng.integers(0, 255, size=(40 + 8 * i, 48, 3), dtype=np.uint8)
-            PIL.fromarray(pixels).save(tmp_path / f"class{c}" / f"{i}.jpg", quality=90)
-    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
-    env.pop("RANK", None)
-    env.pop("WORLD_SIZE", None)
+    env = make_dataset(tmp_path, seed=1)
     result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "randaugment_mixup_train.py"), str(tmp_path),
                              "--steps", "2", "--batch-size", "4", "--crop", "32", "--threads", "1"],
                             env=env, capture_output=True, text=True, timeout=300)
