@@ -22,6 +22,11 @@ missing=()
 "$venv/bin/python" -c "import scikit_build_core" 2>/dev/null || missing+=("scikit-build-core>=0.8")
 # jaxlib pulls in its own CPU backend (no CUDA); ml_dtypes and opt_einsum come with it.
 "$venv/bin/python" -c "import jax" 2>/dev/null || missing+=("jax[cpu]==0.4.38")
+# With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
+# mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
+if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  compgen -G "$venv/lib/python3*/site-packages/nvidia/cu13/include/nvjpeg.h" > /dev/null || missing+=("nvidia-nvjpeg>=13,<14")
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   constraints=$(mktemp)
   trap 'rm -f "$constraints"' EXIT

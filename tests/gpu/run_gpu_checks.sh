@@ -1,11 +1,14 @@
 #!/bin/bash
-# Runs the GPU checks on a machine with a CUDA device: the GPU tests, the pipeline tests of a CUDA
-# build, compute-sanitizer (memcheck) over the GPU tests and the end-to-end benchmark.
+# Runs the GPU checks on a machine with a CUDA device: the GPU tests (nvJPEG's included), the
+# pipeline tests of a CUDA build, compute-sanitizer (memcheck, racecheck, synccheck) over the GPU
+# tests, the routing of the data set's files between nvJPEG's backends, and the end-to-end
+# benchmark at several thread counts.
 #
 #   tests/gpu/run_gpu_checks.sh BIN_DIR [DATA_ROOT] [OUT_DIR]
 # BIN_DIR holds sluice_gpu_tests, sluice_pipeline_tests and bench_gpu_pipeline (a build with
 # SLUICE_WITH_CUDA=ON); a lib/ folder beside them, if present, is put on LD_LIBRARY_PATH (for
-# binaries built on another machine). The tests read tests/data through the source path compiled
+# binaries built on another machine: copy libnvjpeg.so.13 there, from .venv's nvidia/cu13/lib, when
+# the GPU machine has no nvJPEG of its own). The tests read tests/data through the source path compiled
 # into them; run from the repository root.
 set -u
 BIN=${1:?usage: run_gpu_checks.sh BIN_DIR [DATA_ROOT] [OUT_DIR]}
@@ -21,7 +24,8 @@ section() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   nvcc --version | tail -2
   compute-sanitizer --version | head -2
-  ls /usr/local/cuda/include/nvjpeg.h 2>&1
+  ls /usr/local/cuda/include/nvjpeg.h /usr/local/cuda/lib64/libnvjpeg.so* 2>&1
+  "$BIN/sluice_gpu_tests" --gtest_filter='Nvjpeg.Library*' 2>&1 | grep "info\|FAIL\|Skipped" 
   python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" 2>&1 | tail -1
   nproc
 
@@ -33,12 +37,21 @@ section() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
   timeout 200 "$BIN/sluice_pipeline_tests" 2>&1 | tail -4
   echo "exit status: ${PIPESTATUS[0]}"
 
-  section "compute-sanitizer memcheck"
-  timeout 360 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 "$BIN/sluice_gpu_tests" \
-    2>&1 | grep -v "^\[       OK \]\|^\[ RUN      \]\|^\[ info \]" | tail -40
-  echo "exit status: ${PIPESTATUS[0]}"
+  for tool in memcheck racecheck synccheck; do
+    section "compute-sanitizer $tool"
+    extra=""; [ $tool = memcheck ] && extra="--leak-check full"
+    # racecheck is slow: the nvJPEG and GPU operator tests only.
+    filter="*"; [ $tool = racecheck ] && filter="Nvjpeg.*:GpuOps*"
+    timeout 360 compute-sanitizer --tool $tool $extra --error-exitcode 3 "$BIN/sluice_gpu_tests" --gtest_filter="$filter" \
+      2>&1 | grep -v "^\[       OK \]\|^\[ RUN      \]\|^\[ info \]" | tail -25
+    echo "exit status: ${PIPESTATUS[0]}"
+  done
+
+  section "nvJPEG routes over $DATA (train and val pipelines, variants (c) and (d) together)"
+  SLUICE_NVJPEG_ROUTES=1 timeout 200 "$BIN/bench_gpu_pipeline" "$DATA" 64 4 1 2>&1 | grep "route " \
+    | sed -E 's/.*: (hardware|gpu_hybrid|hybrid|host) \((.*)\)$/\1: \2/' | sort | uniq -c | sort -rn | head -20
 
   section "benchmark"
-  timeout 200 "$BIN/bench_gpu_pipeline" "$DATA" 128 12 25
+  timeout 540 "$BIN/bench_gpu_pipeline" "$DATA" 128 4,8,16 25
   echo "exit status: $?"
 } 2>&1 | tee "$OUTDIR/log"

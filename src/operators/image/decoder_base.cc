@@ -58,32 +58,52 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
            "Set by the pipeline (see `roi_decode`): the operators after the decoder, from which it finds the part "
            "to decode. With it the decoder has a second output, per sample [y, x, full_height, full_width] of the "
            "decoded part (int64).")
-      // Accepted so that DALI pipelines port unchanged; they tune the GPU decoder only.
-      .Arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20, "GPU decoder only; no effect on the CPU.")
-      .Arg("host_memory_padding", ArgType::kInt, int64_t{8} << 20, "GPU decoder only; no effect on the CPU.")
-      .Arg("hw_decoder_load", ArgType::kFloat, 0.65, "GPU decoder only; no effect on the CPU.")
+      // The mixed decoder's nvJPEG settings (DALI's); the CPU decoders accept them so that DALI
+      // pipelines port unchanged.
+      .Arg("nvjpeg", ArgType::kBool, true,
+           "device=\"mixed\": decode JPEGs with nvJPEG (the GPU's JPEG engines and nvJPEG's hybrid backends) where the "
+           "library and the device allow; False decodes every image on the host and uploads it. Other formats, CMYK, "
+           "EXIF-rotated and YCbCr-output images are decoded on the host either way. No effect on the CPU.")
+      .Arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20,
+           "device=\"mixed\": nvJPEG's device buffers grow in steps of this many bytes. No effect on the CPU.")
+      .Min(0)
+      .Arg("host_memory_padding", ArgType::kInt, int64_t{8} << 20,
+           "device=\"mixed\": nvJPEG's pinned host buffers grow in steps of this many bytes. No effect on the CPU.")
+      .Min(0)
+      .Arg("hw_decoder_load", ArgType::kFloat, 0.65,
+           "device=\"mixed\": the share of each batch (0..1) that the GPU's JPEG engines decode, taken from the "
+           "images they support, in batch order; the rest goes to nvJPEG's hybrid backends on the thread pool. "
+           "0 never opens the hardware decoder. No effect on the CPU or on GPUs without JPEG engines.")
       .Range(0, 1)
-      .Arg("preallocate_width_hint", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
-      .Arg("preallocate_height_hint", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
+      .Arg("preallocate_width_hint", ArgType::kInt, int64_t{0},
+           "device=\"mixed\": with preallocate_height_hint, sizes nvJPEG's buffers for images this large up front. "
+           "No effect on the CPU.")
+      .Min(0)
+      .Arg("preallocate_height_hint", ArgType::kInt, int64_t{0}, "See preallocate_width_hint. No effect on the CPU.")
+      .Min(0)
       .Arg("affine", ArgType::kBool, true, "GPU decoder thread affinity; no effect on the CPU.")
       .Arg("split_stages", ArgType::kBool, false, "Deprecated in DALI; no effect.")
       .Arg("memory_stats", ArgType::kBool, false, "GPU decoder only; no effect on the CPU.")
       .Arg("device_memory_padding_jpeg2k", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
       .Arg("host_memory_padding_jpeg2k", ArgType::kInt, int64_t{0}, "GPU decoder only; no effect on the CPU.")
-      .Arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000}, "GPU decoder only; no effect on the CPU.")
+      .Arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000},
+           "device=\"mixed\": images of more pixels than this that the JPEG engines do not take have their Huffman "
+           "decoding done on the GPU (nvJPEG's GPU_HYBRID backend, sequential JPEGs only); smaller ones on the thread "
+           "pool. No effect on the CPU.")
+      .Min(0)
       .Arg("jpeg_fancy_upsampling", ArgType::kBool, false,
            "Makes DALI's GPU decoder upsample chroma like its CPU decoder; the CPU decoder always does (no effect).")
       .Arg("use_chunk_allocator", ArgType::kBool, false, "Deprecated in DALI; no effect.");
 }
 
-ImageDecoding::ImageDecoding(const Operator& op) : window_(MakeDecodeWindow(op)) {
+ImageDecoding::ImageDecoding(const Operator& op, bool reduced_scale) : window_(MakeDecodeWindow(op)) {
   base_.output_type = ColorOf(op.Arg<std::string>("output_type"));
   base_.adjust_orientation = op.Arg<bool>("adjust_orientation");
   base_.use_fast_idct = op.Arg<bool>("use_fast_idct");
   base_.max_pixels = op.Arg<int64_t>("max_pixels");
   auto hint = op.Arg<std::vector<int64_t>>("decode_size_hint");
-  base_.target_height = static_cast<int>(hint[0]);
-  base_.target_width = static_cast<int>(hint[1]);
+  base_.target_height = reduced_scale ? static_cast<int>(hint[0]) : 0;
+  base_.target_width = reduced_scale ? static_cast<int>(hint[1]) : 0;
   replace_on_error_ = op.Arg<std::string>("on_error") == "replace";
   const OpSchema* schema = OperatorRegistry::Get().Find(op.spec().op);
   auto it = op.spec().args.find("roi_decode_rule");
@@ -103,7 +123,7 @@ OutputDesc ImageDecoding::Setup(const Operator& op, const Workspace& ws, const P
     try {
       if (in.shape(i).ndim() != 1) throw Error("expected encoded bytes (1-D), got shape " + in.shape(i).ToString());
       std::span<const uint8_t> bytes(in.sample<uint8_t>(i), static_cast<size_t>(in.shape(i).num_elements()));
-      const kernels::ImageInfo info = kernels::PeekImage(bytes);
+      const kernels::ImageInfo& info = st.info = kernels::PeekImage(bytes);
       const bool swap = base_.adjust_orientation && info.orientation >= 5;
       const int h = swap ? info.width : info.height, w = swap ? info.height : info.width;
       st.params = base_;
@@ -138,27 +158,30 @@ OutputDesc ImageDecoding::Setup(const Operator& op, const Workspace& ws, const P
 }
 
 void ImageDecoding::Run(const Operator& op, const Workspace& ws, TensorList& out, const ParallelFor& for_each) {
-  const TensorList& in = ws.Input(0);
-  for_each([&](int i, int) {
-    SampleState& st = samples_[static_cast<size_t>(i)];
-    if (!st.error.empty()) return;
-    try {
-      std::span<const uint8_t> bytes(in.sample<uint8_t>(i), static_cast<size_t>(in.shape(i).num_elements()));
-      kernels::DecodeImage(bytes, st.params, out.mutable_sample<uint8_t>(i), out.sample_bytes(i));
-    } catch (const Error& e) {
-      if (!replace_on_error_) throw;
-      st.error = e.message();
-    }
-  });
+  for_each([&](int i, int) { DecodeSample(ws, i, out); });
   if (replace_on_error_) ReplaceFailed(op, ws, out);
 }
 
-void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, TensorList& out) {
+void ImageDecoding::DecodeSample(const Workspace& ws, int i, TensorList& out) {
+  SampleState& st = samples_[static_cast<size_t>(i)];
+  if (!st.error.empty()) return;
+  const TensorList& in = ws.Input(0);
+  try {
+    std::span<const uint8_t> bytes(in.sample<uint8_t>(i), static_cast<size_t>(in.shape(i).num_elements()));
+    kernels::DecodeImage(bytes, st.info, st.params, out.mutable_sample<uint8_t>(i), out.sample_bytes(i));
+  } catch (const Error& e) {
+    if (!replace_on_error_) throw;
+    st.error = e.message();
+  }
+}
+
+std::vector<std::pair<int, int>> ImageDecoding::Replacements(const Operator& op, const Workspace& ws) {
   const int n = static_cast<int>(samples_.size());
   std::vector<int> ok;
   for (int i = 0; i < n; ++i)
     if (samples_[static_cast<size_t>(i)].error.empty()) ok.push_back(i);
-  if (static_cast<int>(ok.size()) == n) return;
+  std::vector<std::pair<int, int>> pairs;
+  if (static_cast<int>(ok.size()) == n) return pairs;
   if (ok.empty()) {
     Error::Context c;
     c.sample = 0;
@@ -172,10 +195,17 @@ void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, Tenso
     // A stand-in so that the operators after this one can run (the executor replaces the row).
     auto it = std::upper_bound(ok.begin(), ok.end(), i);
     const int r = it == ok.end() ? ok.front() : *it;
-    out.ResizeSample(i, out.shape(r), ws.memory());
-    std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
+    pairs.emplace_back(i, r);
     samples_[static_cast<size_t>(i)].window = samples_[static_cast<size_t>(r)].window;
     ws.ReportFailedSample(i, ws.Input(0).source(i), samples_[static_cast<size_t>(i)].error);
+  }
+  return pairs;
+}
+
+void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, TensorList& out) {
+  for (const auto& [i, r] : Replacements(op, ws)) {
+    out.ResizeSample(i, out.shape(r), ws.memory());
+    std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/decode/image_decoder.h"
@@ -43,7 +44,9 @@ class ImageDecoding {
   // Runs fn(sample, thread) for every sample of the batch (the operator's ForEachSample).
   using ParallelFor = std::function<void(const std::function<void(int, int)>&)>;
 
-  explicit ImageDecoding(const Operator& op);
+  // reduced_scale=false ignores decode_size_hint (a decoder that may not decode on the host: nvJPEG
+  // decodes at full resolution only).
+  explicit ImageDecoding(const Operator& op, bool reduced_scale = true);
   // Peeks at every sample and plans its decode; returns the output's descriptor.
   OutputDesc Setup(const Operator& op, const Workspace& ws, const ParallelFor& for_each);
   // With a ROI-decode rule (decoders.image's roi_decode_rule, set by pipeline/roi_decode.h) Setup
@@ -61,9 +64,25 @@ class ImageDecoding {
   void Run(const Operator& op, const Workspace& ws, TensorList& out, const ParallelFor& for_each);
 
   bool replace_on_error() const { return replace_on_error_; }
+  kernels::OutputColor output_type() const { return base_.output_type; }
+
+  // Sample by sample, for a decoder that sends some samples elsewhere (the mixed decoder):
+  // after Setup, what it planned for sample i;
+  const kernels::ImageInfo& info(int i) const { return samples_[static_cast<size_t>(i)].info; }
+  const kernels::DecodePlan& plan(int i) const { return samples_[static_cast<size_t>(i)].plan; }
+  const kernels::DecodeParams& params(int i) const { return samples_[static_cast<size_t>(i)].params; }
+  bool failed(int i) const { return !samples_[static_cast<size_t>(i)].error.empty(); }
+  // decodes sample i into `out` as Run does (thread-safe across samples; a failure is recorded
+  // with on_error="replace", thrown otherwise);
+  void DecodeSample(const Workspace& ws, int i, TensorList& out);
+  // with on_error="replace", once every sample was decoded: the failed samples and the sample that
+  // stands in for each, as (failed, stand-in) pairs, reported to the workspace (throws when nothing
+  // decoded). The caller copies the stand-ins.
+  std::vector<std::pair<int, int>> Replacements(const Operator& op, const Workspace& ws);
 
  private:
   struct SampleState {
+    kernels::ImageInfo info;
     kernels::DecodeParams params;
     kernels::DecodePlan plan;
     std::string error;  // non-empty: failed (on_error="replace")
