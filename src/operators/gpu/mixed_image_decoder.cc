@@ -196,19 +196,12 @@ class MixedImageDecoder : public Operator {
     // 2. The hybrid backends on the pool; the host decoder for the rest and for what nvJPEG rejects.
     std::vector<uint8_t> on_host(static_cast<size_t>(n), 0);
     nvjpeg_->BeginBatch(stream);
-    ForEachSample(ws, [&](int i, int t) {
-      const JpegRoute& r = routes_[static_cast<size_t>(i)];
-      if (r.backend == JpegBackend::kHardware) return;
-      if (r.backend != JpegBackend::kHost) {
-        const int c = decoding_->plan(i).channels;
-        std::string err = nvjpeg_->DecodeHybrid(t, Target(ws, i, dst.mutable_sample<uint8_t>(i)), NvjpegFormat(c, bgr_),
-                                                r.backend == JpegBackend::kGpuHybrid);
-        if (err.empty()) return;
-        fallback_[static_cast<size_t>(i)] = std::move(err);
-      }
-      on_host[static_cast<size_t>(i)] = 1;
-      decoding_->DecodeSample(ws, i, pinned_);
-    });
+    try {
+      DecodeOnPool(ws, dst, on_host);
+    } catch (...) {
+      nvjpeg_->JoinInto(stream);  // nothing may still write into the outputs once the error is out
+      throw;
+    }
     nvjpeg_->JoinInto(stream);
     // 3. Uploads, after anything nvJPEG may have written into the same outputs.
     for (int i = 0; i < n; ++i) {
@@ -227,6 +220,23 @@ class MixedImageDecoder : public Operator {
       }
     }
     if (log_routes_) LogRoutes(ws, on_host);
+  }
+
+  // The hybrid backends on the pool; the host decoder for the rest and for what nvJPEG rejects.
+  void DecodeOnPool(Workspace& ws, TensorList& dst, std::vector<uint8_t>& on_host) {
+    ForEachSample(ws, [&](int i, int t) {
+      const JpegRoute& r = routes_[static_cast<size_t>(i)];
+      if (r.backend == JpegBackend::kHardware) return;
+      if (r.backend != JpegBackend::kHost) {
+        const int c = decoding_->plan(i).channels;
+        std::string err = nvjpeg_->DecodeHybrid(t, Target(ws, i, dst.mutable_sample<uint8_t>(i)), NvjpegFormat(c, bgr_),
+                                                r.backend == JpegBackend::kGpuHybrid);
+        if (err.empty()) return;
+        fallback_[static_cast<size_t>(i)] = std::move(err);
+      }
+      on_host[static_cast<size_t>(i)] = 1;
+      decoding_->DecodeSample(ws, i, pinned_);
+    });
   }
 
   void LogRoutes(const Workspace& ws, const std::vector<uint8_t>& on_host) const {
