@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "kernels/reduce/reduce.h"
 
@@ -69,6 +71,42 @@ TEST(ReduceKernels, EveryAxisCombinationMatchesReference) {
       EXPECT_NEAR(dev[o], ref_dev[o], 1e-9);
     }
   }
+}
+
+// Axes are merged before looping (adjacent axes reduced alike, extent-1 axes dropped): every
+// combination of reduced axes of a 6-D tensor with extent-1 axes here and there gives each element
+// the output index a plain row-major walk gives it, in input order.
+TEST(ReduceKernels, MergedAxesVisitEveryElementWithItsOutputIndex) {
+  const std::vector<int64_t> dims{2, 1, 3, 4, 1, 5};
+  const int nd = static_cast<int>(dims.size());
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  for (int mask = 0; mask < (1 << nd); ++mask) {
+    std::vector<int64_t> axes;
+    for (int d = 0; d < nd; ++d)
+      if (mask & (1 << d)) axes.push_back(d);
+    if (axes.empty()) continue;  // empty axes means all
+    const ReducePlan plan = MakeReducePlan(dims, axes);
+    std::vector<std::pair<int64_t, int64_t>> got, expected;
+    ForEachReduced(plan, [&](int64_t i, int64_t o) { got.emplace_back(i, o); });
+    std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t o = 0;
+      for (int d = 0; d < nd; ++d)
+        if (!(mask & (1 << d))) o = o * dims[static_cast<size_t>(d)] + idx[static_cast<size_t>(d)];
+      expected.emplace_back(i, o);
+      for (int d = nd - 1; d >= 0; --d) {
+        if (++idx[static_cast<size_t>(d)] < dims[static_cast<size_t>(d)]) break;
+        idx[static_cast<size_t>(d)] = 0;
+      }
+    }
+    EXPECT_EQ(got, expected) << "mask " << mask;
+  }
+  // A tensor of one element, reduced or not.
+  const std::vector<int64_t> one{1, 1};
+  std::vector<std::pair<int64_t, int64_t>> got;
+  ForEachReduced(MakeReducePlan(one, std::vector<int64_t>{0}), [&](int64_t i, int64_t o) { got.emplace_back(i, o); });
+  EXPECT_EQ(got, (std::vector<std::pair<int64_t, int64_t>>{{0, 0}}));
 }
 
 TEST(ReduceKernels, EmptyAxesReduceAllAndShapes) {

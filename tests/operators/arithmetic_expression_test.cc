@@ -1,6 +1,7 @@
 // arithmetic.expression's parser, type promotion and evaluation (kernels/arithmetic/expression.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -98,6 +99,53 @@ TEST(ArithmeticExpression, EvaluatesInOnePassWithScalarsAndWrapping) {
   std::vector<int32_t> z(2);
   ka::Program(ka::ParseExpression("floordiv(&0,$0:int)"), {DType::kInt32}).Evaluate({s.data()}, {false}, z.data(), 2);
   EXPECT_EQ(z, (std::vector<int32_t>{0, 0}));
+}
+
+// An expression of one uint8/int8 tensor and scalars is evaluated through a 256-entry table when
+// the tensor is large enough: the bytes must equal the element-by-element evaluation's (tensors
+// under 1024 elements take that path), for every output type, NaNs and division by zero included.
+TEST(ArithmeticExpression, ByteInputTableGivesTheElementwiseResultsBitForBit) {
+  struct Case {
+    const char* expr;
+    DType tensor_type;
+    std::vector<DType> types;  // of &0 (the tensor) and the scalars
+  };
+  const Case cases[] = {
+      {"add(mul(lt(&0,&1),&0),mul(bitxor(lt(&0,&1),$1:bool),sub($255:int,&0)))", DType::kUInt8, {DType::kUInt8, DType::kUInt8}},
+      {"bitand(&0,&1)", DType::kUInt8, {DType::kUInt8, DType::kUInt8}},
+      {"mul(&0,$0.7:float)", DType::kUInt8, {DType::kUInt8}},
+      {"add(mul(&0,&1),$0.5:float16)", DType::kUInt8, {DType::kUInt8, DType::kFloat32}},
+      {"floordiv(&0,sub(&1,$3:int))", DType::kUInt8, {DType::kUInt8, DType::kInt32}},
+      {"sqrt(&0)", DType::kInt8, {DType::kInt8}},
+      {"gt(&0,&1)", DType::kInt8, {DType::kInt8, DType::kInt8}},
+      {"mul(&0,$3:int64)", DType::kInt8, {DType::kInt8}},
+  };
+  const int64_t n = 5000;
+  std::vector<uint8_t> tensor(n);
+  for (int64_t k = 0; k < n; ++k) tensor[static_cast<size_t>(k)] = static_cast<uint8_t>((k * 37 + k / 7) & 255);
+  const uint8_t u8_scalar = 128;
+  const float f32_scalar = 1.25f;
+  const int32_t i32_scalar = 3;  // floordiv by (3 - 3) = 0 for every element
+  for (const Case& c : cases) {
+    ka::Program p(ka::ParseExpression(c.expr), c.types);
+    std::vector<const void*> in = {tensor.data()};
+    std::vector<bool> scalar = {false};
+    for (size_t i = 1; i < c.types.size(); ++i) {
+      in.push_back(c.types[i] == DType::kFloat32 ? static_cast<const void*>(&f32_scalar)
+                   : c.types[i] == DType::kInt32 ? static_cast<const void*>(&i32_scalar)
+                                                 : static_cast<const void*>(&u8_scalar));
+      scalar.push_back(true);
+    }
+    const size_t es = SizeOf(p.output_type());
+    std::vector<unsigned char> table(static_cast<size_t>(n) * es), elementwise(static_cast<size_t>(n) * es);
+    p.Evaluate(in, scalar, table.data(), n);
+    for (int64_t off = 0; off < n; off += 1000) {  // pieces under the table's threshold
+      std::vector<const void*> piece = in;
+      piece[0] = tensor.data() + off;
+      p.Evaluate(piece, scalar, elementwise.data() + static_cast<size_t>(off) * es, std::min<int64_t>(1000, n - off));
+    }
+    EXPECT_EQ(table, elementwise) << c.expr;
+  }
 }
 
 TEST(ArithmeticExpression, MathFunctionsAndComparisons) {

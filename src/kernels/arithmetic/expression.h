@@ -69,9 +69,13 @@ class Program {
   DType output_type() const;
   // out[k] = expr(inputs...)[k] for k in [0, n). inputs[i] has n elements, or one element when
   // scalar[i] (broadcast). Thread-safe (scratch is per call).
+  // One tensor input of a one-byte type (uint8, int8) with only scalars besides is evaluated on its
+  // 256 values once and mapped through that table (same results, a lookup per element).
   void Evaluate(const std::vector<const void*>& inputs, const std::vector<bool>& scalar, void* out, int64_t n) const;
 
  private:
+  void EvaluateElementwise(const std::vector<const void*>& inputs, const std::vector<bool>& scalar, void* out,
+                           int64_t n) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -143,6 +143,29 @@ void NormalizeApply(const void* in, DType in_type, void* out, DType out_type, co
       if constexpr (kInput<Out>) {
         const In* src = static_cast<const In*>(in);
         Out* dst = static_cast<Out*>(out);
+        // A byte input with few parameter groups (an image normalized per channel): each group maps
+        // the 256 input values through a table of the same computation, then every element is a
+        // lookup. Identical results; the tables live on the stack.
+        constexpr int64_t kMaxTableGroups = 16;
+        int64_t volume = 1;
+        for (int64_t d : g.dims) volume *= d;
+        const int64_t groups = g.ParamVolume();
+        if constexpr (sizeof(In) == 1) {
+          if (groups <= kMaxTableGroups && volume >= groups * 1024) {
+            Out table[kMaxTableGroups * 256];
+            for (int64_t q = 0; q < groups; ++q)
+              for (int v = 0; v < 256; ++v) {
+                const float x = (static_cast<float>(static_cast<In>(static_cast<uint8_t>(v))) - mean[q]) * mul[q] + shift;
+                if constexpr (std::is_same_v<Out, float>) table[q * 256 + v] = x;
+                else table[q * 256 + v] = ConvertSaturate<Out>(x);
+              }
+            Walk(g, [&](int64_t e, int64_t p, int64_t n, int64_t ps) {
+              for (int64_t k = 0; k < n; ++k)
+                dst[e + k] = table[(p + k * ps) * 256 + static_cast<uint8_t>(src[e + k])];
+            });
+            return;
+          }
+        }
         Walk(g, [&](int64_t e, int64_t p, int64_t n, int64_t ps) {
           for (int64_t k = 0; k < n; ++k) {
             const int64_t q = p + k * ps;

@@ -30,26 +30,67 @@ struct ReducePlan {
 // std::invalid_argument naming the bad axis (out of range, or repeated).
 ReducePlan MakeReducePlan(std::span<const int64_t> dims, std::span<const int64_t> axes);
 
-// Calls fn(in_index, out_index) for every input element, in input order.
+// Calls fn(in_index, out_index) for every input element, in input order. Adjacent axes reduced
+// alike are merged first (extent-1 axes dropped), so the loops are as few and as long as the
+// layout allows: an HWC image reduced over H and W is one loop over pixels and one over channels.
 template <typename Fn>
 void ForEachReduced(const ReducePlan& plan, Fn&& fn) {
-  const int nd = static_cast<int>(plan.dims.size());
   int64_t total = 1;
   for (int64_t d : plan.dims) total *= d;
   if (total == 0) return;
-  // Output strides: 0 for reduced axes.
+  std::vector<int64_t> dims;
+  std::vector<bool> red;
+  for (size_t d = 0; d < plan.dims.size(); ++d) {
+    if (plan.dims[d] == 1) continue;
+    if (!dims.empty() && red.back() == plan.reduced[d]) dims.back() *= plan.dims[d];
+    else {
+      dims.push_back(plan.dims[d]);
+      red.push_back(plan.reduced[d]);
+    }
+  }
+  if (dims.empty()) {  // a single element
+    fn(int64_t{0}, int64_t{0});
+    return;
+  }
+  const int nd = static_cast<int>(dims.size());
+  if (nd == 1) {
+    if (red[0]) for (int64_t i = 0; i < total; ++i) fn(i, int64_t{0});
+    else for (int64_t i = 0; i < total; ++i) fn(i, i);
+    return;
+  }
+  if (nd == 2) {  // merged axes alternate: one of the two is reduced
+    const int64_t n0 = dims[0], n1 = dims[1];
+    if (red[0]) {
+      for (int64_t a = 0; a < n0; ++a)
+        for (int64_t b = 0; b < n1; ++b) fn(a * n1 + b, b);
+    } else {
+      for (int64_t a = 0; a < n0; ++a)
+        for (int64_t b = 0; b < n1; ++b) fn(a * n1 + b, a);
+    }
+    return;
+  }
+  // Output strides of the merged axes: 0 for reduced ones.
   std::vector<int64_t> ostride(static_cast<size_t>(nd), 0);
   int64_t s = 1;
   for (int d = nd - 1; d >= 0; --d)
-    if (!plan.reduced[static_cast<size_t>(d)]) { ostride[static_cast<size_t>(d)] = s; s *= plan.dims[static_cast<size_t>(d)]; }
+    if (!red[static_cast<size_t>(d)]) {
+      ostride[static_cast<size_t>(d)] = s;
+      s *= dims[static_cast<size_t>(d)];
+    }
+  const int64_t inner = dims.back();
+  const bool inner_kept = !red.back();
   std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
   int64_t out = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    fn(i, out);
-    for (int d = nd - 1; d >= 0; --d) {
+  for (int64_t i = 0; i < total; i += inner) {
+    if (inner_kept) for (int64_t k = 0; k < inner; ++k) fn(i + k, out + k);
+    else for (int64_t k = 0; k < inner; ++k) fn(i + k, out);
+    for (int d = nd - 2; d >= 0; --d) {  // the odometer over the outer axes
       const size_t k = static_cast<size_t>(d);
-      if (++idx[k] < plan.dims[k]) { out += ostride[k]; break; }
-      out -= ostride[k] * (plan.dims[k] - 1);
+      if (++idx[k] < dims[k]) {
+        out += ostride[k];
+        break;
+      }
+      out -= ostride[k] * (dims[k] - 1);
       idx[k] = 0;
     }
   }
