@@ -8,9 +8,11 @@
 //   - JpegDistort vs TurboJPEG's tjCompress2 (ISLOW DCT, 4:2:0) + tjDecompress2 (a separate API) at the
 //     same quality: identical bytes are expected.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -149,6 +151,148 @@ TEST(GaussianBlurKernel, PlanarAndFloatAgreeWithInterleaved) {
         ASSERT_NEAR(hwc[size_t((y * w + x) * c + k)], acc, 1e-3);
         ASSERT_EQ(hwc[size_t((y * w + x) * c + k)], chw[size_t((k * h + y) * w + x)]);
       }
+}
+
+// ---- The uint8 fixed-point path of SeparableFilter2D ----
+
+// Separable filter in double (constant border: zero), HWC.
+std::vector<double> RefSeparable(const std::vector<uint8_t>& in, int h, int w, int c, const std::vector<float>& wy,
+                                 const std::vector<float>& wx, BorderMode b) {
+  const int ky = static_cast<int>(wy.size()), kx = static_cast<int>(wx.size());
+  std::vector<double> out(in.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) {
+        double acc = 0;
+        for (int i = 0; i < ky; ++i) {
+          const int64_t sy = BorderIndex(y + i - ky / 2, h, b);
+          if (sy < 0) continue;
+          for (int j = 0; j < kx; ++j) {
+            const int64_t sx = BorderIndex(x + j - kx / 2, w, b);
+            if (sx < 0) continue;
+            acc += double(wy[size_t(i)]) * wx[size_t(j)] * in[size_t((sy * w + sx) * c + k)];
+          }
+        }
+        out[size_t((y * w + x) * c + k)] = acc;
+      }
+  return out;
+}
+
+std::vector<uint8_t> BlurU8(const std::vector<uint8_t>& in, const ImageGeom& g, const std::vector<float>& wy,
+                            const std::vector<float>& wx, BorderMode b) {
+  std::vector<uint8_t> out(in.size());
+  SeparableFilter2D(in.data(), DType::kUInt8, out.data(), DType::kUInt8, g, wy, wx, b);
+  return out;
+}
+
+// The float path rounded (what uint8 -> uint8 gave before the fixed-point path): uint8 -> float
+// goes through the same float arithmetic.
+std::vector<uint8_t> BlurViaFloat(const std::vector<uint8_t>& in, const ImageGeom& g, const std::vector<float>& wy,
+                                  const std::vector<float>& wx, BorderMode b) {
+  std::vector<float> f(in.size());
+  SeparableFilter2D(in.data(), DType::kUInt8, f.data(), DType::kFloat32, g, wy, wx, b);
+  std::vector<uint8_t> out(in.size());
+  for (size_t i = 0; i < f.size(); ++i) out[i] = static_cast<uint8_t>(std::clamp(std::nearbyint(f[i]), 0.f, 255.f));
+  return out;
+}
+
+// Random bytes, or only 0 and 255 (the largest steps: the worst case of weight rounding).
+std::vector<uint8_t> TestBytes(size_t n, uint32_t seed, bool binary) {
+  auto v = RandomBytes(n, seed);
+  if (binary)
+    for (auto& x : v) x = x & 1 ? 255 : 0;
+  return v;
+}
+
+TEST(GaussianBlurKernel, Uint8FixedPointWithin1LsbOfFloatPathAndDoubleReference) {
+  const BorderMode modes[] = {BorderMode::kReflect101, BorderMode::kReflect1001, BorderMode::kWrap, BorderMode::kClamp,
+                              BorderMode::kConstant};
+  struct Size { int h, w, c; };
+  // Widths beyond one column tile (1024 elements), narrower than the window, 1, 3 and 4 channels.
+  for (const Size sz : {Size{9, 700, 3}, Size{23, 37, 1}, Size{6, 5, 3}, Size{17, 300, 4}, Size{40, 1, 3}})
+    for (const float sigma : {0.6f, 1.5f, 3.0f, 7.0f})
+      for (const BorderMode b : modes)
+        for (const bool binary : {false, true}) {
+          const int win = GaussianSigmaToWindow(sigma);
+          const auto wx = GaussianWindow(win, sigma), wy = GaussianWindow(GaussianSigmaToWindow(sigma * 0.7f), sigma * 0.7f);
+          const auto in = TestBytes(size_t(sz.h) * sz.w * sz.c, uint32_t(sz.w * 131 + win), binary);
+          const ImageGeom g = ImageGeom::HWC(sz.h, sz.w, sz.c);
+          const auto got = BlurU8(in, g, wy, wx, b);
+          const auto via_float = BlurViaFloat(in, g, wy, wx, b);
+          const auto ref = RefSeparable(in, sz.h, sz.w, sz.c, wy, wx, b);
+          int worst_float = 0, worst_ref = 0;
+          for (size_t i = 0; i < got.size(); ++i) {
+            worst_float = std::max(worst_float, std::abs(int(got[i]) - int(via_float[i])));
+            worst_ref = std::max(worst_ref, int(std::abs(got[i] - std::clamp(std::nearbyint(ref[i]), 0.0, 255.0))));
+          }
+          SCOPED_TRACE(::testing::Message() << sz.h << "x" << sz.w << "x" << sz.c << " sigma " << sigma << " border "
+                                            << int(b) << " binary " << binary);
+          EXPECT_LE(worst_float, 1);
+          EXPECT_LE(worst_ref, 1);
+          // Planar (CHW) gives the same bytes per channel.
+          std::vector<uint8_t> planar(in.size());
+          for (int y = 0; y < sz.h; ++y)
+            for (int x = 0; x < sz.w; ++x)
+              for (int k = 0; k < sz.c; ++k)
+                planar[size_t((k * sz.h + y) * sz.w + x)] = in[size_t((y * sz.w + x) * sz.c + k)];
+          const auto got_planar = BlurU8(planar, ImageGeom::CHW(sz.c, sz.h, sz.w), wy, wx, b);
+          int mismatch = 0;
+          for (int y = 0; y < sz.h; ++y)
+            for (int x = 0; x < sz.w; ++x)
+              for (int k = 0; k < sz.c; ++k)
+                mismatch += got_planar[size_t((k * sz.h + y) * sz.w + x)] != got[size_t((y * sz.w + x) * sz.c + k)];
+          EXPECT_EQ(mismatch, 0);
+        }
+}
+
+TEST(GaussianBlurKernel, Uint8ExactCasesAndFloatFallback) {
+  // A constant image stays constant; the identity-like window [0, 1, 0] (a weight of 1 does not fit
+  // the fixed point) and a window with negative weights take the float path, bit-exact as before.
+  const int h = 11, w = 29, c = 3;
+  const ImageGeom g = ImageGeom::HWC(h, w, c);
+  for (int v : {0, 1, 128, 254, 255}) {
+    const std::vector<uint8_t> flat(size_t(h * w * c), uint8_t(v));
+    for (float sigma : {0.8f, 2.0f, 5.0f}) {
+      const auto k = GaussianWindow(GaussianSigmaToWindow(sigma), sigma);
+      EXPECT_EQ(BlurU8(flat, g, k, k, BorderMode::kReflect101), flat) << v << " " << sigma;
+    }
+  }
+  const auto in = RandomBytes(size_t(h * w * c), 8);
+  EXPECT_EQ(BlurU8(in, g, {0.f, 1.f, 0.f}, {0.f, 1.f, 0.f}, BorderMode::kReflect101), in);
+  const std::vector<float> sharpen = {-0.25f, 1.5f, -0.25f};
+  EXPECT_EQ(BlurU8(in, g, sharpen, sharpen, BorderMode::kClamp), BlurViaFloat(in, g, sharpen, sharpen, BorderMode::kClamp));
+  // Asymmetric non-negative windows (no mirrored pairs) stay within 1 of the float path.
+  const std::vector<float> ramp = {0.1f, 0.2f, 0.3f, 0.4f}, skew = {0.5f, 0.25f, 0.125f, 0.0625f, 0.0625f};
+  const auto got = BlurU8(in, g, ramp, skew, BorderMode::kWrap), ref = BlurViaFloat(in, g, ramp, skew, BorderMode::kWrap);
+  EXPECT_LE(testing::MaxAbsDiff(got, ref), 1);
+}
+
+TEST(GaussianBlurKernel, Uint8SameBytesOnEverySimdTarget) {
+  const int h = 21, w = 531, c = 3;  // two column tiles, a ragged last one
+  const auto in = RandomBytes(size_t(h * w * c), 12);
+  const auto k1 = GaussianWindow(11, 1.5f), k2 = GaussianWindow(19, 3.0f);
+  std::vector<uint8_t> first_hwc, first_chw;
+  int64_t first_target = 0;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    std::vector<uint8_t> hwc = BlurU8(in, ImageGeom::HWC(h, w, c), k1, k2, BorderMode::kReflect101);
+    const auto more = BlurU8(in, ImageGeom::HWC(h, w, c), k2, k1, BorderMode::kConstant);
+    hwc.insert(hwc.end(), more.begin(), more.end());
+    const auto chw = BlurU8(in, ImageGeom::CHW(c, h, w), k2, k2, BorderMode::kWrap);
+    if (first_hwc.empty()) {
+      first_hwc = hwc;
+      first_chw = chw;
+      first_target = target;
+    } else {
+      size_t differ = 0;
+      for (size_t k = 0; k < hwc.size(); ++k) differ += hwc[k] != first_hwc[k];
+      for (size_t k = 0; k < chw.size(); ++k) differ += chw[k] != first_chw[k];
+      EXPECT_EQ(differ, 0u) << hwy::TargetName(target) << " vs " << hwy::TargetName(first_target);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(targets.size(), 2u);
 }
 
 // Scalar reference of DALI's filter: correlation with anchor and border.

@@ -2,10 +2,13 @@
 // a scalar reference written here, and against OpenCV's warpAffine (python3-opencv, run at test
 // time) on a real photograph; DALI's rotate canvas size and matrices.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -136,6 +139,155 @@ TEST(WarpAffineKernel, FloatTypes) {
 TEST(WarpAffineKernel, ChannelMismatchThrows) {
   std::vector<uint8_t> a(12), b(12);
   EXPECT_THROW(WarpAffine(HwcView<const uint8_t>{a.data(), 2, 2, 3}, HwcView<uint8_t>{b.data(), 3, 2, 2}, Affine2D{}, {}), Error);
+}
+
+// ---- uint8 -> uint8 linear: fixed point ----
+
+// What uint8 -> uint8 linear gave with float arithmetic: uint8 -> float runs the same float blend,
+// rounded here as the kernel rounds (half up, saturated).
+std::vector<uint8_t> WarpViaFloat(const Image& in, int out_h, int out_w, const Affine2D& m, WarpOptions opt) {
+  std::vector<float> f(size_t(out_h) * out_w * in.c);
+  WarpAffine(HwcView<const uint8_t>{in.data.data(), in.h, in.w, in.c}, HwcView<float>{f.data(), out_h, out_w, in.c}, m,
+             opt);
+  std::vector<uint8_t> out(f.size());
+  for (size_t k = 0; k < f.size(); ++k)
+    out[k] = !(f[k] > 0.f) ? 0 : f[k] >= 255.f ? 255 : static_cast<uint8_t>(f[k] + 0.5f);
+  return out;
+}
+
+// Maps that cover the output partly, flip either axis, shrink, magnify, or keep x or y constant along
+// a row (m00 = 0 or m10 = 0).
+std::vector<Affine2D> PartialMaps(const Image& img) {
+  std::vector<Affine2D> maps = {About(Rotation(30), img),
+                                About(Rotation(-150), img),
+                                About(Compose(Rotation(75), Scaling(0.3, 0.45)), img),
+                                About(Compose(Rotation(-10), Scaling(3.7, 2.2)), img),
+                                Compose(Translation(-7.3, 4.9), About(Shear(0.4, -0.3), img)),
+                                About(Scaling(-1.0, 1.0), img),
+                                About(Scaling(1.25, -0.8), img)};
+  Affine2D columns;  // x = y / 2, y = x / 3: each output row samples one source column
+  columns.m[0][0] = 0;
+  columns.m[0][1] = 0.5;
+  columns.m[1][0] = 1.0 / 3;
+  columns.m[1][1] = 0;
+  maps.push_back(columns);
+  Affine2D rows;  // each output row samples one source row, far beyond it for some rows
+  rows.m[0][0] = 0.9;
+  rows.m[1][0] = 0;
+  rows.m[1][1] = 1.7;
+  rows.m[1][2] = -3.3;
+  maps.push_back(rows);
+  return maps;
+}
+
+TEST(WarpAffineKernel, Uint8LinearWithin1LsbOfFloatPathAndReference) {
+  for (int c : {1, 3, 4})
+    for (int size : {0, 1, 2, 3}) {  // also one row and one column: no pixel has all four taps inside
+      const Image img = size == 0   ? Noise(23, 19, c, uint32_t(50 + c))
+                        : size == 1 ? Noise(97, 131, c, uint32_t(40 + c))
+                        : size == 2 ? Noise(1, 9, c, uint32_t(60 + c))
+                                    : Noise(6, 1, c, uint32_t(70 + c));
+      // Only 0 and 255: the steepest interpolant, where coordinate rounding shows most.
+      const Image binary = [&] {
+        Image b = img;
+        for (auto& v : b.data) v = v & 1 ? 255 : 0;
+        return b;
+      }();
+      for (const Image* in : {&img, &binary})
+        for (const auto& m : PartialMaps(*in))
+          for (bool clamp : {false, true}) {
+            const WarpOptions opt{WarpInterp::kLinear, clamp, 201.0f};
+            const int oh = in->h + 7, ow = in->w + 13;
+            const auto got = Warp(*in, oh, ow, m, opt);
+            const auto via_float = WarpViaFloat(*in, oh, ow, m, opt);
+            const auto ref = Reference(*in, oh, ow, m, WarpInterp::kLinear, clamp, 201.0);
+            int worst_float = 0, worst_ref = 0, fill_wrong = 0;
+            for (size_t k = 0; k < got.size(); ++k) {
+              worst_float = std::max(worst_float, std::abs(got[k] - via_float[k]));
+              worst_ref = std::max(worst_ref, static_cast<int>(std::abs(got[k] - std::nearbyint(ref[k]))));
+            }
+            // Pixels all of whose taps are outside are exactly the fill.
+            for (int y = 0; y < oh && !clamp; ++y)
+              for (int x = 0; x < ow; ++x) {
+                const double fx = m.X(x + 0.5, y + 0.5) - 0.5, fy = m.Y(x + 0.5, y + 0.5) - 0.5;
+                if (fx > -1.01 && fy > -1.01 && fx < in->w + 0.01 && fy < in->h + 0.01) continue;
+                for (int ch = 0; ch < c; ++ch) fill_wrong += got[(size_t(y) * ow + x) * c + ch] != 201;
+              }
+            SCOPED_TRACE(::testing::Message() << "c " << c << " " << in->h << "x" << in->w << " clamp " << clamp
+                                              << " m " << m.m[0][0] << "," << m.m[0][1] << "," << m.m[0][2] << ";"
+                                              << m.m[1][0] << "," << m.m[1][1] << "," << m.m[1][2]);
+            EXPECT_LE(worst_float, 1);
+            EXPECT_LE(worst_ref, 1);
+            EXPECT_EQ(fill_wrong, 0);
+          }
+    }
+}
+
+TEST(WarpAffineKernel, Uint8LinearWideOutputsSpanSeveralColumnStripes) {
+  // Outputs wider than several of the kernel's column stripes (1024 pixels), mostly fill on either side.
+  const Image img = Noise(31, 2300, 3, 91);
+  for (const auto& m : {About(Rotation(2.5), img), About(Compose(Rotation(-178), Scaling(0.45, 1.2)), img)})
+    for (bool clamp : {false, true}) {
+      const WarpOptions opt{WarpInterp::kLinear, clamp, 33.0f};
+      const auto got = Warp(img, 37, 4500, m, opt);
+      const auto ref = Reference(img, 37, 4500, m, WarpInterp::kLinear, clamp, 33.0);
+      EXPECT_LE(testing::MaxAbsDiff(got, WarpViaFloat(img, 37, 4500, m, opt)), 1) << clamp;
+      int worst = 0;
+      for (size_t k = 0; k < got.size(); ++k) worst = std::max(worst, int(std::abs(got[k] - std::nearbyint(ref[k]))));
+      EXPECT_LE(worst, 1) << clamp;
+    }
+}
+
+TEST(WarpAffineKernel, Uint8LinearSameBytesOnEverySimdTargetAndChannelCount) {
+  const Image img = Noise(150, 211, 3, 77);
+  const std::vector<Affine2D> maps = {About(Rotation(33), img), About(Compose(Rotation(-95), Scaling(0.6, 1.3)), img),
+                                      About(Scaling(-1.0, 1.0), img)};
+  std::vector<uint8_t> first;
+  int64_t first_target = 0;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    std::vector<uint8_t> all;
+    for (const auto& m : maps)
+      for (bool clamp : {false, true}) {
+        const auto out = Warp(img, 171, 190, m, {WarpInterp::kLinear, clamp, 9.0f});
+        all.insert(all.end(), out.begin(), out.end());
+      }
+    if (first.empty()) {
+      first = all;
+      first_target = target;
+    } else {
+      ASSERT_EQ(all.size(), first.size());
+      size_t differ = 0;
+      for (size_t k = 0; k < all.size(); ++k) differ += all[k] != first[k];
+      EXPECT_EQ(differ, 0u) << hwy::TargetName(target) << " vs " << hwy::TargetName(first_target);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(targets.size(), 2u);
+  // Each channel of an RGB warp equals the single-channel warp of that plane (the scalar code).
+  for (int ch = 0; ch < 3; ++ch) {
+    Image plane{img.h, img.w, 1, std::vector<uint8_t>(size_t(img.h) * img.w)};
+    for (size_t k = 0; k < plane.data.size(); ++k) plane.data[k] = img.data[k * 3 + size_t(ch)];
+    const auto one = Warp(plane, 171, 190, maps[0], {WarpInterp::kLinear, false, 9.0f});
+    const auto rgb = Warp(img, 171, 190, maps[0], {WarpInterp::kLinear, false, 9.0f});
+    int mismatch = 0;
+    for (size_t k = 0; k < one.size(); ++k) mismatch += one[k] != rgb[k * 3 + size_t(ch)];
+    EXPECT_EQ(mismatch, 0) << ch;
+  }
+}
+
+TEST(WarpAffineKernel, Uint8LinearNonFiniteOrHugeMapsKeepTheFloatPath) {
+  const Image img = Noise(12, 14, 3, 5);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double bad : {nan, inf, -inf, 1e300}) {
+    Affine2D m = About(Rotation(20), img);
+    m.m[0][0] = bad;
+    for (bool clamp : {false, true}) {
+      const WarpOptions opt{WarpInterp::kLinear, clamp, 50.0f};
+      EXPECT_EQ(Warp(img, 9, 11, m, opt), WarpViaFloat(img, 9, 11, m, opt)) << bad << " " << clamp;
+    }
+  }
 }
 
 // ---- OpenCV ----

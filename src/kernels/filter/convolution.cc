@@ -127,14 +127,107 @@ void SeparableTyped(const In* in, Out* out, const ImageGeom& g, const std::vecto
   }
 }
 
+// One axis of the fixed-point path (separable_u8_hwy.h's SeparableU8FixedArgs).
+struct FixedAxis {
+  std::vector<uint16_t> w;  // round(w * 2^16)
+  bool sym = false;
+  uint16_t bias = 0;        // half the number of truncated terms (units of 2^-7)
+  double trunc = 0;         // the most the truncation of its terms moves a sum, in pixel values
+  double sum_q = 0;         // sum of w / 2^16 over every tap
+  double sum_f = 0;         // sum of the float weights
+  double werr = 0;          // max(sum of positive, sum of negative) of (W / 2^16 - w)
+};
+
+// False where the window does not suit uint16 fixed point: a negative, non-finite or >= 1 weight,
+// or more than kMaxFixedTaps taps.
+bool MakeFixedAxis(const std::vector<float>& w, FixedAxis* f) {
+  const size_t k = w.size();
+  if (k == 0 || k > static_cast<size_t>(filter_detail::kMaxFixedTaps)) return false;
+  f->w.resize(k);
+  double pos = 0, neg = 0;
+  for (size_t j = 0; j < k; ++j) {
+    if (!(w[j] >= 0.f) || !std::isfinite(w[j])) return false;
+    const double q = std::nearbyint(static_cast<double>(w[j]) * 65536.0);
+    if (q > 65535.0) return false;
+    f->w[j] = static_cast<uint16_t>(q);
+    const double e = q / 65536.0 - static_cast<double>(w[j]);
+    (e > 0 ? pos : neg) += std::abs(e);
+    f->sum_q += q / 65536.0;
+    f->sum_f += static_cast<double>(w[j]);
+  }
+  f->werr = std::max(pos, neg);
+  f->sym = true;
+  for (size_t j = 0; j < k / 2; ++j) f->sym = f->sym && w[j] == w[k - 1 - j];
+  const size_t terms = f->sym ? k - k / 2 : k;
+  f->bias = static_cast<uint16_t>(terms / 2);
+  f->trunc = static_cast<double>(std::max(terms - f->bias, size_t{f->bias})) / 128.0;
+  return true;
+}
+
+// uint8 -> uint8 in fixed point (SeparableU8FixedInterleaved) where the windows allow it: no uint16
+// sum can wrap, and the result is provably within 1 of the float path's (bounds below, in pixel
+// values: weight rounding, truncation, and 0.01 for the float path's own rounding). False: not
+// applicable.
+bool SeparableU8FixedPoint(const uint8_t* in, uint8_t* out, const ImageGeom& g, const std::vector<float>& wy,
+                           const std::vector<float>& wx, BorderMode border, bool interleaved) {
+  FixedAxis fx, fy;
+  if (!MakeFixedAxis(wx, &fx) || !MakeFixedAxis(wy, &fy)) return false;
+  // Largest horizontal sum (units of 2^-7); vertical pairs add two of them.
+  const double h_max = fx.bias + 255.0 * 128.0 * fx.sum_q;
+  if (2 * h_max > 65535.0 || fy.bias + 64 + h_max * fy.sum_q > 65535.0) return false;
+  const double err_h = 255.0 * fx.werr + fx.trunc;
+  const double err = 255.0 * std::max(fx.sum_f, fx.sum_q) * fy.werr + fy.sum_q * err_h + fy.trunc + 0.01;
+  if (!(err < 1.0)) return false;
+  const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
+  const int64_t c = interleaved ? g.channels : 1;
+  const auto xs = IndexTable(-(kx / 2), g.width + kx - 1, g.width, border);
+  const auto yrows = IndexTable(-(ky / 2), g.height + ky - 1, g.height, border);
+  const int64_t tile = std::min(g.width, filter_detail::SeparableTileWidth(c));
+  std::vector<uint16_t> ring(static_cast<size_t>(ky * tile * c)), pad(static_cast<size_t>((tile + kx - 1) * c)),
+      zero(static_cast<size_t>(tile * c));
+  filter_detail::SeparableU8FixedArgs a{};
+  a.in = in;
+  a.out = out;
+  a.height = g.height;
+  a.width = g.width;
+  a.channels = c;
+  a.in_row_stride = a.out_row_stride = g.stride_y;
+  a.wx = fx.w.data();
+  a.kx = kx;
+  a.sym_x = fx.sym;
+  a.bias_x = fx.bias;
+  a.wy = fy.w.data();
+  a.ky = ky;
+  a.sym_y = fy.sym;
+  a.bias_y = fy.bias;
+  a.xs = xs.data();
+  a.yrows = yrows.data();
+  a.tile_w = tile;
+  a.ring = ring.data();
+  a.pad = pad.data();
+  a.zero = zero.data();
+  if (interleaved) {
+    filter_detail::SeparableU8FixedInterleaved(a);
+  } else {
+    for (int64_t ch = 0; ch < g.channels; ++ch) {
+      a.in = in + ch * g.stride_c;
+      a.out = out + ch * g.stride_c;
+      filter_detail::SeparableU8FixedInterleaved(a);
+    }
+  }
+  return true;
+}
+
 // uint8 -> uint8 with channels interleaved in rows (HWC), or planes with unit x stride (CHW, HW):
-// the Highway path (separable_u8_hwy.h), bit-identical to SeparableTyped. False: not applicable.
+// fixed point where the windows allow (within 1 of the float result), else the Highway float path
+// (separable_u8_hwy.h), bit-identical to SeparableTyped. False: not applicable.
 bool SeparableU8Fast(const uint8_t* in, uint8_t* out, const ImageGeom& g, const std::vector<float>& wy,
                      const std::vector<float>& wx, BorderMode border) {
   const bool interleaved = g.stride_c == 1 && g.stride_x == g.channels;
   const bool planar = g.stride_x == 1 && g.channels >= 1;
   if ((!interleaved && !planar) || g.channels < 1 || g.height <= 0 || g.width <= 0 || wx.empty() || wy.empty())
     return false;
+  if (SeparableU8FixedPoint(in, out, g, wy, wx, border, interleaved)) return true;
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
   const int64_t c = interleaved ? g.channels : 1;
   const auto xs = IndexTable(-(kx / 2), g.width + kx - 1, g.width, border);

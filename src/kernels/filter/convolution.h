@@ -5,7 +5,9 @@
 // the border mode; in "valid" mode the output is only where the filter fits (no border).
 //   - Filter2D: a dense filter (DALI `filter`), O(kh * kw) per output element.
 //   - SeparableFilter2D: a row filter then a column filter (DALI `gaussian_blur`), the
-//     intermediate kept in float32.
+//     intermediate kept in float32; uint8 -> uint8 with non-negative weights in 16-bit fixed point
+//     instead (OpenCV's approach) where a worst-case error bound stays under 1, so within 1 of the
+//     float result and identical on every SIMD target.
 // Images are planar views with element strides, so HWC, CHW and HW layouts share the code.
 // Element types (in and out): uint8, int16, uint16, float32 (FilterKernelSupports).
 // Thread-safety: reentrant; each call allocates its own scratch rows.

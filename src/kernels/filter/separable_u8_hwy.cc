@@ -14,6 +14,7 @@
 #endif
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+#include <hwy/cache_control.h>
 
 #include <algorithm>
 #include <cmath>
@@ -176,6 +177,170 @@ void SeparableU8InterleavedImpl(const SeparableU8Args& a) {
   }
 }
 
+// ---- Fixed point (separable_u8_hwy.h's SeparableU8FixedArgs) ----
+
+// Horizontal pass of one padded row (values p << 7): t[i] = bias + sum of MulHigh terms.
+HWY_INLINE void RowPassFixed(const uint16_t* HWY_RESTRICT pad, uint16_t* HWY_RESTRICT t, size_t n, size_t c,
+                             const uint16_t* w, size_t k, bool sym, uint16_t bias) {
+  const hn::ScalableTag<uint16_t> d;
+  const size_t N = hn::Lanes(d);
+  const size_t npair = sym ? k / 2 : 0, single_end = k - npair;
+  const auto b = hn::Set(d, bias);
+  size_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    auto a0 = b, a1 = b, a2 = b, a3 = b;
+    for (size_t j = 0; j < npair; ++j) {
+      const auto wv = hn::Set(d, w[j]);
+      const uint16_t* s = pad + i + j * c;
+      const uint16_t* e = pad + i + (k - 1 - j) * c;
+      a0 = hn::Add(a0, hn::MulHigh(hn::Add(hn::LoadU(d, s), hn::LoadU(d, e)), wv));
+      a1 = hn::Add(a1, hn::MulHigh(hn::Add(hn::LoadU(d, s + N), hn::LoadU(d, e + N)), wv));
+      a2 = hn::Add(a2, hn::MulHigh(hn::Add(hn::LoadU(d, s + 2 * N), hn::LoadU(d, e + 2 * N)), wv));
+      a3 = hn::Add(a3, hn::MulHigh(hn::Add(hn::LoadU(d, s + 3 * N), hn::LoadU(d, e + 3 * N)), wv));
+    }
+    for (size_t j = npair; j < single_end; ++j) {
+      const auto wv = hn::Set(d, w[j]);
+      const uint16_t* s = pad + i + j * c;
+      a0 = hn::Add(a0, hn::MulHigh(hn::LoadU(d, s), wv));
+      a1 = hn::Add(a1, hn::MulHigh(hn::LoadU(d, s + N), wv));
+      a2 = hn::Add(a2, hn::MulHigh(hn::LoadU(d, s + 2 * N), wv));
+      a3 = hn::Add(a3, hn::MulHigh(hn::LoadU(d, s + 3 * N), wv));
+    }
+    hn::StoreU(a0, d, t + i);
+    hn::StoreU(a1, d, t + i + N);
+    hn::StoreU(a2, d, t + i + 2 * N);
+    hn::StoreU(a3, d, t + i + 3 * N);
+  }
+  for (; i + N <= n; i += N) {
+    auto a0 = b;
+    for (size_t j = 0; j < npair; ++j)
+      a0 = hn::Add(a0, hn::MulHigh(hn::Add(hn::LoadU(d, pad + i + j * c), hn::LoadU(d, pad + i + (k - 1 - j) * c)),
+                                   hn::Set(d, w[j])));
+    for (size_t j = npair; j < single_end; ++j) a0 = hn::Add(a0, hn::MulHigh(hn::LoadU(d, pad + i + j * c), hn::Set(d, w[j])));
+    hn::StoreU(a0, d, t + i);
+  }
+  for (; i < n; ++i) {  // the same integer arithmetic, one element
+    uint32_t acc = bias;
+    for (size_t j = 0; j < npair; ++j)
+      acc += (static_cast<uint32_t>(static_cast<uint16_t>(pad[i + j * c] + pad[i + (k - 1 - j) * c])) * w[j]) >> 16;
+    for (size_t j = npair; j < single_end; ++j) acc += (static_cast<uint32_t>(pad[i + j * c]) * w[j]) >> 16;
+    t[i] = static_cast<uint16_t>(acc);
+  }
+}
+
+void SeparableU8FixedInterleavedImpl(const SeparableU8FixedArgs& a) {
+  const hn::ScalableTag<uint16_t> d;
+  const hn::Rebind<int16_t, decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const size_t N = hn::Lanes(d);
+  const size_t C = static_cast<size_t>(a.channels), W = static_cast<size_t>(a.width);
+  const size_t kx = static_cast<size_t>(a.kx), ky = static_cast<size_t>(a.ky);
+  const size_t rx = kx / 2;
+  const size_t tile_w = static_cast<size_t>(a.tile_w);
+  const size_t npair_y = a.sym_y ? ky / 2 : 0, single_end_y = ky - npair_y;
+  const auto vb = hn::Set(d, static_cast<uint16_t>(a.bias_y + 64));
+  auto narrow = [&](hn::Vec<decltype(d)> v) { return hn::DemoteTo(d8, hn::BitCast(di, hn::ShiftRight<7>(v))); };
+  const uint16_t* ra[kMaxFixedTaps];
+  const uint16_t* rb[kMaxFixedTaps];
+  uint16_t wts[kMaxFixedTaps];
+  for (size_t x0 = 0; x0 < W; x0 += tile_w) {
+    const size_t tw = std::min(tile_w, W - x0), n = tw * C;
+    const size_t k0 = x0, k1 = x0 + tw + kx - 1;
+    const size_t in_lo = std::max(k0, rx), in_hi = std::min(k1, rx + W);
+    auto fill = [&](size_t pos) {
+      const int64_t sy = a.yrows[pos];
+      if (sy < 0) return;
+      const uint8_t* src = a.in + sy * a.in_row_stride;
+      uint16_t* HWY_RESTRICT pad = a.pad;
+      auto from_table = [&](size_t k) {
+        const int64_t sx = a.xs[k];
+        for (size_t ch = 0; ch < C; ++ch)
+          pad[(k - k0) * C + ch] =
+              sx < 0 ? uint16_t{0} : static_cast<uint16_t>(src[static_cast<size_t>(sx) * C + ch] << 7);
+      };
+      for (size_t k = k0; k < in_lo; ++k) from_table(k);
+      if (in_lo < in_hi) {
+        const uint8_t* s = src + (in_lo - rx) * C;
+        uint16_t* p = pad + (in_lo - k0) * C;
+        // The next source row's part of this tile, ahead of time: a tile's rows are a page or more
+        // apart, beyond what the hardware prefetchers follow.
+        if (pos + 1 < static_cast<size_t>(a.height) + ky - 1 && a.yrows[pos + 1] >= 0) {
+          const uint8_t* next = a.in + a.yrows[pos + 1] * a.in_row_stride + (in_lo - rx) * C;
+          for (size_t e = 0, ne = (in_hi - in_lo) * C; e < ne; e += 64) hwy::Prefetch(next + e);
+        }
+        const size_t ne = (in_hi - in_lo) * C;
+        size_t e = 0;
+        for (; e + N <= ne; e += N) hn::StoreU(hn::ShiftLeft<7>(hn::PromoteTo(d, hn::LoadU(d8, s + e))), d, p + e);
+        for (; e < ne; ++e) p[e] = static_cast<uint16_t>(s[e] << 7);
+      }
+      for (size_t k = std::max(in_hi, k0); k < k1; ++k) from_table(k);
+      RowPassFixed(pad, a.ring + (pos % ky) * n, n, C, a.wx, kx, a.sym_x, a.bias_x);
+    };
+    auto row_of = [&](size_t y, size_t r) -> const uint16_t* {
+      return a.yrows[y + r] < 0 ? a.zero : a.ring + ((y + r) % ky) * n;
+    };
+    for (int64_t yy = 0; yy < a.height; ++yy) {
+      const auto y = static_cast<size_t>(yy);
+      if (y == 0) {
+        for (size_t pos = 0; pos < ky; ++pos) fill(pos);
+      } else {
+        fill(y + ky - 1);
+      }
+      uint8_t* dst = a.out + yy * a.out_row_stride + x0 * C;
+      for (size_t r = 0; r < npair_y; ++r) {
+        ra[r] = row_of(y, r);
+        rb[r] = row_of(y, ky - 1 - r);
+        wts[r] = a.wy[r];
+      }
+      for (size_t r = npair_y; r < single_end_y; ++r) {
+        ra[r] = row_of(y, r);
+        wts[r] = a.wy[r];
+      }
+      size_t i = 0;
+      for (; i + 4 * N <= n; i += 4 * N) {
+        auto a0 = vb, a1 = vb, a2 = vb, a3 = vb;
+        for (size_t r = 0; r < npair_y; ++r) {
+          const auto wv = hn::Set(d, wts[r]);
+          const uint16_t* p = ra[r] + i;
+          const uint16_t* q = rb[r] + i;
+          a0 = hn::Add(a0, hn::MulHigh(hn::Add(hn::LoadU(d, p), hn::LoadU(d, q)), wv));
+          a1 = hn::Add(a1, hn::MulHigh(hn::Add(hn::LoadU(d, p + N), hn::LoadU(d, q + N)), wv));
+          a2 = hn::Add(a2, hn::MulHigh(hn::Add(hn::LoadU(d, p + 2 * N), hn::LoadU(d, q + 2 * N)), wv));
+          a3 = hn::Add(a3, hn::MulHigh(hn::Add(hn::LoadU(d, p + 3 * N), hn::LoadU(d, q + 3 * N)), wv));
+        }
+        for (size_t r = npair_y; r < single_end_y; ++r) {
+          const auto wv = hn::Set(d, wts[r]);
+          const uint16_t* p = ra[r] + i;
+          a0 = hn::Add(a0, hn::MulHigh(hn::LoadU(d, p), wv));
+          a1 = hn::Add(a1, hn::MulHigh(hn::LoadU(d, p + N), wv));
+          a2 = hn::Add(a2, hn::MulHigh(hn::LoadU(d, p + 2 * N), wv));
+          a3 = hn::Add(a3, hn::MulHigh(hn::LoadU(d, p + 3 * N), wv));
+        }
+        hn::StoreU(narrow(a0), d8, dst + i);
+        hn::StoreU(narrow(a1), d8, dst + i + N);
+        hn::StoreU(narrow(a2), d8, dst + i + 2 * N);
+        hn::StoreU(narrow(a3), d8, dst + i + 3 * N);
+      }
+      for (; i + N <= n; i += N) {
+        auto a0 = vb;
+        for (size_t r = 0; r < npair_y; ++r)
+          a0 = hn::Add(a0, hn::MulHigh(hn::Add(hn::LoadU(d, ra[r] + i), hn::LoadU(d, rb[r] + i)), hn::Set(d, wts[r])));
+        for (size_t r = npair_y; r < single_end_y; ++r)
+          a0 = hn::Add(a0, hn::MulHigh(hn::LoadU(d, ra[r] + i), hn::Set(d, wts[r])));
+        hn::StoreU(narrow(a0), d8, dst + i);
+      }
+      for (; i < n; ++i) {  // the same integer arithmetic, one element
+        uint32_t acc = static_cast<uint16_t>(a.bias_y + 64);
+        for (size_t r = 0; r < npair_y; ++r)
+          acc += (static_cast<uint32_t>(static_cast<uint16_t>(ra[r][i] + rb[r][i])) * wts[r]) >> 16;
+        for (size_t r = npair_y; r < single_end_y; ++r) acc += (static_cast<uint32_t>(ra[r][i]) * wts[r]) >> 16;
+        const uint32_t v = (acc & 0xFFFF) >> 7;
+        dst[i] = static_cast<uint8_t>(v > 255 ? 255 : v);
+      }
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace sluice::kernels::filter_detail
 HWY_AFTER_NAMESPACE();
@@ -183,6 +348,10 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace sluice::kernels::filter_detail {
 HWY_EXPORT(SeparableU8InterleavedImpl);
+HWY_EXPORT(SeparableU8FixedInterleavedImpl);
 void SeparableU8Interleaved(const SeparableU8Args& a) { HWY_DYNAMIC_DISPATCH(SeparableU8InterleavedImpl)(a); }
+void SeparableU8FixedInterleaved(const SeparableU8FixedArgs& a) {
+  HWY_DYNAMIC_DISPATCH(SeparableU8FixedInterleavedImpl)(a);
+}
 }  // namespace sluice::kernels::filter_detail
 #endif

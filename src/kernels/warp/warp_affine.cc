@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/warp/warp_rows_hwy.h"
 #include "sluice/error.h"
@@ -50,6 +51,9 @@ class Warper {
 
   void Run() {
     if (in_.height == 0 || in_.width == 0) return RunEmptyInput();
+    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, uint8_t>) {
+      if (opt_.interp == WarpInterp::kLinear && FixedApplies()) return RunFixed();
+    }
     for (int64_t y = 0; y < out_.height; ++y) {
       const double cy = static_cast<double>(y) + 0.5;
       const double bx = m_.m[0][1] * cy + m_.m[0][2], by = m_.m[1][1] * cy + m_.m[1][2];
@@ -175,6 +179,158 @@ class Warper {
         const float s1 = s10 * px + s11 * qx;
         row[c] = ConvertSat<Out>(s0 + (s1 - s0) * qy);
       }
+    }
+  }
+
+  // ---- uint8 -> uint8 linear: fixed point (warp_rows_hwy.h's WarpRowFixedU8C3) ----
+  // Source coordinates in units of 2^-F pixel: fx = ax[x] + bx(y) with ax[x] = Q(m00 (x + 1/2)) and
+  // bx(y) = Q(m01 (y + 1/2) + m02 - 1/2), Q(v) = round(v 2^F); fy alike. Against the float path
+  // (double coordinates, float weights), each coordinate moves by at most 2^-F pixel and each
+  // blended value by at most 255 * 2 * 2^-F = 0.25 (the interpolant changes by at most 255 per pixel
+  // of either coordinate), so the output by at most 1. Both tables are monotonic, so in each row the
+  // pixels whose four taps are inside, those with some tap inside and the rest are intervals of x.
+  // The tables live on the stack, a stripe of kStripe output columns at a time (narrower stripes
+  // also keep a rotation's source rows within reach of the TLB; much narrower ones lose the
+  // sequential access that the hardware prefetchers follow).
+  static constexpr int kF = warp_detail::kWarpFracBits;
+  static constexpr int64_t kOne = int64_t{1} << kF;
+  static constexpr int64_t kStripe = 1024;
+
+  static int64_t Q(double v) { return static_cast<int64_t>(std::nearbyint(v * static_cast<double>(kOne))); }
+
+  // False (the float path) for a non-finite matrix, or coordinates beyond 2^19 pixels (every table
+  // and row value then fits 31 bits).
+  bool FixedApplies() const {
+    constexpr double kMax = 1 << 19;
+    for (const auto& r : m_.m)
+      for (double v : r)
+        if (!std::isfinite(v)) return false;
+    const double w = static_cast<double>(out_.width) + 1, h = static_cast<double>(out_.height) + 1;
+    return std::abs(m_.m[0][0]) * w <= kMax && std::abs(m_.m[1][0]) * w <= kMax &&
+           std::abs(m_.m[0][1]) * h + std::abs(m_.m[0][2]) + 1 <= kMax &&
+           std::abs(m_.m[1][1]) * h + std::abs(m_.m[1][2]) + 1 <= kMax;
+  }
+
+  // The first x in [0, n) with pred(x) (false, then true: n if never), searched from `guess`.
+  template <typename Pred>
+  static int64_t FirstTrue(Pred pred, double guess, int64_t n) {
+    int64_t x = guess > 0 ? (guess < static_cast<double>(n) ? static_cast<int64_t>(guess) : n) : 0;  // NaN: 0
+    for (int step = 0; step < 4; ++step) {
+      if (x > 0 && pred(x - 1)) --x;
+      else if (x < n && !pred(x)) ++x;
+      else return x;
+    }
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (pred(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  // The interval [first, last) of [0, n) where lo <= tab[x] + b < hi; tab[x] = Q(m (x0 + x + 1/2)).
+  static std::pair<int64_t, int64_t> Interval(const int32_t* tab, int64_t n, double m, int64_t x0, int64_t b,
+                                              int64_t lo, int64_t hi) {
+    // tab[x] + b = v near x = (v - b) / (m 2^F) - x0 - 1/2.
+    auto guess = [&](int64_t v) {
+      return static_cast<double>(v - b) / (m * static_cast<double>(kOne)) - static_cast<double>(x0) - 0.5;
+    };
+    int64_t a, e;
+    if (m >= 0) {  // rising
+      a = FirstTrue([&](int64_t x) { return tab[x] + b >= lo; }, guess(lo), n);
+      e = FirstTrue([&](int64_t x) { return tab[x] + b >= hi; }, guess(hi), n);
+    } else {
+      a = FirstTrue([&](int64_t x) { return tab[x] + b < hi; }, guess(hi), n);
+      e = FirstTrue([&](int64_t x) { return tab[x] + b < lo; }, guess(lo), n);
+    }
+    return {a, std::max(a, e)};
+  }
+
+  // One output value from the taps' channel values (fill or clamped where outside).
+  static uint8_t BlendFixed(int32_t p00, int32_t p01, int32_t p10, int32_t p11, int32_t qx, int32_t qy) {
+    const int32_t px = static_cast<int32_t>(kOne) - qx;
+    const int32_t h0 = p00 * px + p01 * qx, h1 = p10 * px + p11 * qx;
+    return static_cast<uint8_t>(((h0 << kF) + (h1 - h0) * qy + (1 << (2 * kF - 1))) >> (2 * kF));
+  }
+
+  void RunFixed() {
+    const int c_n = C();
+    const int64_t w_out = out_.width;
+    const auto fill = static_cast<uint8_t>(fill_in_);
+    // The SIMD rows use 32-bit byte offsets and 32-bit coordinates.
+    const bool simd = kC == 3 && in_.height * in_.width * 3 < (int64_t{1} << 31) - 64 &&
+                      in_.width * kOne < (int64_t{1} << 31) && in_.height * kOne < (int64_t{1} << 31);
+    const double m00 = m_.m[0][0], m10 = m_.m[1][0];
+    int32_t ax[kStripe], ay[kStripe];
+    for (int64_t xs = 0; xs < w_out; xs += kStripe) {
+      const int64_t n = std::min(kStripe, w_out - xs);
+      for (int64_t k = 0; k < n; ++k) {
+        const double cx = static_cast<double>(xs + k) + 0.5;
+        ax[k] = static_cast<int32_t>(Q(m00 * cx));
+        ay[k] = static_cast<int32_t>(Q(m10 * cx));
+      }
+      for (int64_t y = 0; y < out_.height; ++y) {
+        const double cy = static_cast<double>(y) + 0.5;
+        const int64_t bx = Q(m_.m[0][1] * cy + m_.m[0][2] - 0.5), by = Q(m_.m[1][1] * cy + m_.m[1][2] - 0.5);
+        Out* row = out_.data + (y * w_out + xs) * c_n;
+        // Every tap inside: 0 <= x0 <= w - 2, 0 <= y0 <= h - 2.
+        auto [i0, i1] = Interval(ax, n, m00, xs, bx, 0, (in_.width - 1) * kOne);
+        const auto iy = Interval(ay, n, m10, xs, by, 0, (in_.height - 1) * kOne);
+        i0 = std::max(i0, iy.first);
+        i1 = std::max(i0, std::min(i1, iy.second));
+        // Some tap inside: -1 <= x0 <= w - 1, -1 <= y0 <= h - 1; beyond, the fill (clamping: all).
+        int64_t t0 = 0, t1 = n;
+        if (!opt_.clamp) {
+          const auto tx = Interval(ax, n, m00, xs, bx, -kOne, in_.width * kOne);
+          const auto ty = Interval(ay, n, m10, xs, by, -kOne, in_.height * kOne);
+          t0 = std::max(tx.first, ty.first);
+          t1 = std::max(t0, std::min(tx.second, ty.second));
+        }
+        if (i0 == i1) i0 = i1 = t0;  // when not empty, [i0, i1) lies within [t0, t1)
+        std::fill(row, row + t0 * c_n, fill);
+        RowFixedEdge(row, ax, ay, bx, by, t0, i0);
+        int64_t x = i0;
+        if (simd && i0 < i1) {
+          const warp_detail::WarpRowFixedU8C3 args{in_.data, in_.width, row, i0, i1, ax, ay,
+                                                    static_cast<int32_t>(bx), static_cast<int32_t>(by)};
+          x += static_cast<int64_t>(warp_detail::WarpLinearFixedRowU8C3(args));
+        }
+        RowFixedInside(row, ax, ay, bx, by, x, i1);
+        RowFixedEdge(row, ax, ay, bx, by, i1, t1);
+        std::fill(row + t1 * c_n, row + n * c_n, fill);
+      }
+    }
+  }
+
+  // Stripe pixels [x_begin, x_end) (from `row`, the stripe's first pixel) with every tap inside.
+  void RowFixedInside(Out* row, const int32_t* ax, const int32_t* ay, int64_t bx, int64_t by, int64_t x_begin,
+                      int64_t x_end) const {
+    const int c_n = C();
+    const int64_t stride = in_.width * c_n;
+    for (int64_t x = x_begin; x < x_end; ++x) {
+      const int64_t fx = ax[x] + bx, fy = ay[x] + by;
+      const auto qx = static_cast<int32_t>(fx & (kOne - 1)), qy = static_cast<int32_t>(fy & (kOne - 1));
+      const In* p00 = Pixel(fx >> kF, fy >> kF);
+      const In* p10 = p00 + stride;
+      Out* o = row + x * c_n;
+      for (int c = 0; c < c_n; ++c) o[c] = BlendFixed(p00[c], p00[c + c_n], p10[c], p10[c + c_n], qx, qy);
+    }
+  }
+
+  // Stripe pixels [x_begin, x_end) with any taps: the fill or the clamped edge for those outside.
+  void RowFixedEdge(Out* row, const int32_t* ax, const int32_t* ay, int64_t bx, int64_t by, int64_t x_begin,
+                    int64_t x_end) const {
+    const int c_n = C();
+    const int32_t f = fill_in_;
+    for (int64_t x = x_begin; x < x_end; ++x) {
+      const int64_t fx = ax[x] + bx, fy = ay[x] + by;
+      const auto qx = static_cast<int32_t>(fx & (kOne - 1)), qy = static_cast<int32_t>(fy & (kOne - 1));
+      const int64_t x0 = fx >> kF, y0 = fy >> kF;
+      const In *p00 = Tap(x0, y0), *p01 = Tap(x0 + 1, y0), *p10 = Tap(x0, y0 + 1), *p11 = Tap(x0 + 1, y0 + 1);
+      Out* o = row + x * c_n;
+      for (int c = 0; c < c_n; ++c)
+        o[c] = BlendFixed(p00 ? p00[c] : f, p01 ? p01[c] : f, p10 ? p10[c] : f, p11 ? p11[c] : f, qx, qy);
     }
   }
 

@@ -4,6 +4,8 @@
 //     at half-integer coordinates, the image spans [0, width] x [0, height];
 //   - kNearest takes input pixel (floor(sx), floor(sy));
 //   - kLinear blends the 2x2 pixels around (sx - 0.5, sy - 0.5) in float32 (horizontal first);
+//     uint8 -> uint8 in fixed point instead (coordinates with 11 fractional bits, int16 weights,
+//     as OpenCV does), within 1 of the float result and identical on every SIMD target;
 //   - border: with `clamp` the coordinates of taps outside the image are clamped to the edge (DALI
 //     without fill_value); otherwise such taps read `fill` (converted to the input type with
 //     saturation), so linear sampling blends image and fill near the edge, as OpenCV's

@@ -1,6 +1,7 @@
 // Highway (dynamic dispatch) warp of uint8 RGB rows: coordinates for a group of pixels in double
 // lanes, taps gathered as 32-bit loads (R, G, B and one byte more), blended in float lanes (linear)
-// or copied (nearest).
+// or copied (nearest); and the fixed-point linear rows: int32 coordinates from per-column tables,
+// two 32-bit gathers per tap row, blended with 16-bit weights (madd) and int32 lanes.
 // Contraction into FMA is switched off for this file: results must equal the scalar path's.
 #if defined(__clang__)
 #pragma clang fp contract(off)
@@ -130,6 +131,72 @@ size_t NearestRowImpl(const WarpRowU8C3& a) {
   return pending;
 }
 
+// Fixed point (warp_rows_hwy.h's WarpRowFixedU8C3).
+size_t LinearFixedRowImpl(const WarpRowFixedU8C3& a) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)a;
+  return 0;
+#else
+  const hn::ScalableTag<int32_t> di;
+  const hn::Repartition<int16_t, decltype(di)> d16;
+  const hn::Repartition<uint8_t, decltype(di)> d8;
+  const size_t N = hn::Lanes(di);
+  constexpr int kF = kWarpFracBits;
+  const auto one = hn::Set(di, 1 << kF), fmask = hn::Set(di, (1 << kF) - 1), three = hn::Set(di, 3),
+             two = hn::Set(di, 2), rnd = hn::Set(di, 1 << (2 * kF - 1)), lo8 = hn::Set(di, 0x00FF00FF);
+  const auto row_bytes = hn::Set(di, static_cast<int32_t>(a.in_w * 3));
+  const auto bx = hn::Set(di, a.bx), by = hn::Set(di, a.by);
+  // Bytes 0 and 3 of each 32-bit lane into its two 16-bit halves.
+  alignas(16) static constexpr uint8_t kPair03[16] = {0, 0x80, 3, 0x80, 4, 0x80, 7, 0x80,
+                                                      8, 0x80, 11, 0x80, 12, 0x80, 15, 0x80};
+  // Bytes 0..2 of each 32-bit lane, packed: 12 bytes per 16-byte block.
+  alignas(16) static constexpr uint8_t kPack3[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80};
+  const auto pair03 = hn::LoadDup128(d8, kPair03);
+  const auto pack3 = hn::LoadDup128(d8, kPack3);
+  const int32_t* base = reinterpret_cast<const int32_t*>(a.in);
+  alignas(64) uint8_t packed[64];
+  const auto x_begin = static_cast<size_t>(a.x_begin), x_end = static_cast<size_t>(a.x_end);
+  size_t x = x_begin;
+  for (; x + N <= x_end; x += N) {
+    const auto fx = hn::Add(hn::LoadU(di, a.ax + x), bx), fy = hn::Add(hn::LoadU(di, a.ay + x), by);
+    const auto qx = hn::And(fx, fmask), qy = hn::And(fy, fmask);
+    const auto off = hn::Add(hn::Mul(hn::ShiftRight<kF>(fy), row_bytes), hn::Mul(hn::ShiftRight<kF>(fx), three));
+    const auto off1 = hn::Add(off, row_bytes);
+    // Row 0: t00 = bytes [R0 G0 B0 R1] of the taps (x0, x0 + 1), t02 = [B0 R1 G1 B1]; row 1 alike.
+    const auto t00 = hn::GatherOffset(di, base, off), t02 = hn::GatherOffset(di, base, hn::Add(off, two));
+    const auto t10 = hn::GatherOffset(di, base, off1), t12 = hn::GatherOffset(di, base, hn::Add(off1, two));
+    // (2^F - qx) in the low 16 bits of a lane, qx in the high 16.
+    const auto wx = hn::BitCast(d16, hn::Or(hn::Sub(one, qx), hn::ShiftLeft<16>(qx)));
+    auto horizontal = [&](hn::Vec<decltype(di)> pair) {  // pair: tap 0 in the low 16 bits, tap 1 high
+      auto s1 = hn::Zero(di);
+      const auto s0 = hn::ReorderWidenMulAccumulate(di, hn::BitCast(d16, pair), wx, hn::Zero(di), s1);
+      return hn::RearrangeToOddPlusEven(s0, s1);
+    };
+    auto vertical = [&](hn::Vec<decltype(di)> h0, hn::Vec<decltype(di)> h1) {
+      return hn::ShiftRight<2 * kF>(hn::Add(hn::Add(hn::ShiftLeft<kF>(h0), hn::Mul(hn::Sub(h1, h0), qy)), rnd));
+    };
+    auto pair03_of = [&](hn::Vec<decltype(di)> t) {
+      return hn::BitCast(di, hn::TableLookupBytesOr0(hn::BitCast(d8, t), pair03));
+    };
+    auto green_of = [&](hn::Vec<decltype(di)> t0, hn::Vec<decltype(di)> t2) {  // [G0, G1]
+      return hn::And(hn::BitCast(di, hn::OddEven(hn::BitCast(d16, t2), hn::BitCast(d16, hn::ShiftRight<8>(t0)))), lo8);
+    };
+    const auto r = vertical(horizontal(pair03_of(t00)), horizontal(pair03_of(t10)));
+    const auto g = vertical(horizontal(green_of(t00, t02)), horizontal(green_of(t10, t12)));
+    const auto b = vertical(horizontal(pair03_of(t02)), horizontal(pair03_of(t12)));
+    const auto rgb = hn::Or(r, hn::Or(hn::ShiftLeft<8>(g), hn::ShiftLeft<16>(b)));
+    hn::Store(hn::TableLookupBytesOr0(hn::BitCast(d8, rgb), pack3), d8, packed);
+    uint8_t* dst = a.row + 3 * x;
+    if (N >= 4) {
+      for (size_t k = 0; k < N / 4; ++k) std::memcpy(dst + 12 * k, packed + 16 * k, 12);
+    } else {
+      std::memcpy(dst, packed, 3 * N);  // one partial block
+    }
+  }
+  return x - x_begin;
+#endif
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace sluice::kernels::warp_detail
 HWY_AFTER_NAMESPACE();
@@ -139,6 +206,8 @@ namespace sluice::kernels::warp_detail {
 HWY_EXPORT(LinearRowImpl);
 HWY_EXPORT(GroupSizeImpl);
 HWY_EXPORT(NearestRowImpl);
+HWY_EXPORT(LinearFixedRowImpl);
+size_t WarpLinearFixedRowU8C3(const WarpRowFixedU8C3& a) { return HWY_DYNAMIC_DISPATCH(LinearFixedRowImpl)(a); }
 size_t WarpNearestRowU8C3(const WarpRowU8C3& a) { return HWY_DYNAMIC_DISPATCH(NearestRowImpl)(a); }
 size_t WarpLinearRowU8C3(const WarpRowU8C3& a) { return HWY_DYNAMIC_DISPATCH(LinearRowImpl)(a); }
 size_t WarpRowGroupSize() { return HWY_DYNAMIC_DISPATCH(GroupSizeImpl)(); }

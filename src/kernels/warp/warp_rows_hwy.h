@@ -1,7 +1,11 @@
-// Internal: Highway fast paths of WarpAffine for uint8 -> uint8 RGB (3 interleaved channels), linear
-// and nearest. Bit-identical to warp_affine.cc's scalar RowLinear/RowNearest: the same
-// double-precision source coordinates (multiply, then add: never fused), floor, float32 weights and
-// blend in the same order, and the same rounding (half away from zero) and saturation.
+// Internal: Highway fast paths of WarpAffine for uint8 -> uint8 RGB (3 interleaved channels).
+// - WarpLinearRowU8C3 / WarpNearestRowU8C3: bit-identical to warp_affine.cc's scalar
+//   RowLinear/RowNearest: the same double-precision source coordinates (multiply, then add: never
+//   fused), floor, float32 weights and blend in the same order, and the same rounding (half away
+//   from zero) and saturation. Linear uses it only where the fixed-point path does not apply (a
+//   non-finite or huge map).
+// - WarpLinearFixedRowU8C3: the fixed-point linear path (below), equal to warp_affine.cc's scalar
+//   fixed-point rows (RowFixedInside) byte for byte.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,5 +34,27 @@ size_t WarpLinearRowU8C3(const WarpRowU8C3& a);
 size_t WarpNearestRowU8C3(const WarpRowU8C3& a);
 // Output pixels per group (the double lanes of the chosen target).
 size_t WarpRowGroupSize();
+
+// Fixed-point linear warp of uint8 RGB (warp_affine.cc's uint8 -> uint8 linear path): source
+// coordinates in units of 2^-kWarpFracBits pixel, fx = ax[x] + bx (int32), x0 = fx >> F,
+// qx = fx & (2^F - 1), the same for y; per channel h_r = p_r0 * (2^F - qx) + p_r1 * qx for the two
+// tap rows, v = (h_0 * 2^F + (h_1 - h_0) * qy + 2^(2F - 1)) >> 2F. Exact integer arithmetic (at most
+// 255 * 2^(2F) + 2^(2F - 1) < 2^31), so every target and the scalar code give the same bytes.
+inline constexpr int kWarpFracBits = 11;
+
+struct WarpRowFixedU8C3 {
+  const uint8_t* in;  // the input image, in_h x in_w x 3 (under 2 GiB)
+  int64_t in_w;
+  uint8_t* row;       // output pixel x is row + 3 x
+  int64_t x_begin, x_end;
+  const int32_t* ax;  // per output pixel x: the column parts of fx and fy
+  const int32_t* ay;
+  int32_t bx, by;     // the row parts
+};
+
+// Samples output pixels [x_begin, x_begin + returned count) of the row, every one of which must have
+// all four taps inside the image (0 <= x0 <= in_w - 2, 0 <= y0 <= in_h - 2); the caller samples the
+// rest (fewer than a vector, or all of them on targets without this path) with the same arithmetic.
+size_t WarpLinearFixedRowU8C3(const WarpRowFixedU8C3& a);
 
 }  // namespace sluice::kernels::warp_detail
