@@ -30,7 +30,8 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
 def make(files, roi, scaled, batch, threads):
-    pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None)
+    # fuse_operators=False: this reports resize and crop_mirror_normalize separately.
+    pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None, fuse_operators=False)
     with pipe:
         jpegs, labels = fn.readers.file(files=files, name="Reader")
         images = fn.decoders.image(jpegs, output_type=types.RGB, roi_decode=roi, scaled_decode=scaled, name="decode")

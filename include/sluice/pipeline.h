@@ -55,6 +55,11 @@ struct PipelineOptions {
   size_t bytes_per_sample = 0;  // presizing hint for every output buffer
   bool set_affinity = false;
   bool enable_memory_stats = false;
+  // Operator fusion (a Sluice graph pass): a CPU resize whose only reader is a
+  // crop_mirror_normalize runs as one step per sample, without materialising the resized batch.
+  // Results are identical either way; false keeps every operator separate (per-operator
+  // statistics, or comparing).
+  bool fuse_operators = true;
   // Checkpointing, as DALI's: with enable_checkpointing, Pipeline::Checkpoint() can save where the
   // pipeline stands; a pipeline built with `checkpoint` set to such a text (same operators and
   // options) continues with the batches the saved one would have returned next. The checkpoint's

@@ -303,7 +303,11 @@ def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, se
     }
 
 
-STAGES = (("reader", ("readers.",)), ("decode", ("decoders.",)), ("resize", ("resize", "random_resized_crop")),
+# A fused resize + crop_mirror_normalize (Pipeline(fuse_operators=True)) counts as "resize+normalize",
+# a column shown only when a pipeline has one.
+FUSED_STAGE = "resize+normalize"
+STAGES = (("reader", ("readers.",)), ("decode", ("decoders.",)),
+          ("resize+normalize", ("_fused.resize_crop_mirror_normalize",)), ("resize", ("resize", "random_resized_crop")),
           ("normalize", ("crop_mirror_normalize", "normalize")))
 
 
@@ -311,18 +315,19 @@ def stage_times(pipe) -> dict:
     """Mean time per batch of each stage (reader, decode, resize, normalize, other), in ms, from the
     pipeline's executor_statistics(): the time of the operators of that kind, summed. Operators run
     one after another within a batch, each over all threads, so the stages add up to the batch."""
-    out = {name: 0.0 for name, _ in STAGES}
+    out = {name: 0.0 for name, _ in STAGES if name != FUSED_STAGE}
     out["other"] = 0.0
     for st in pipe.executor_statistics().values():
         op = st["op"]
         stage = next((name for name, prefixes in STAGES if op.startswith(prefixes)), "other")
-        out[stage] += st["mean_batch_ms"]
+        out[stage] = out.get(stage, 0.0) + st["mean_batch_ms"]
     return {k: round(v, 3) for k, v in out.items()}
 
 
 def format_stages(results: dict[str, dict]) -> str:
     """Per-stage ms per batch of the Sluice pipelines (a table, one row per pipeline)."""
-    names = [name for name, _ in STAGES] + ["other"]
+    fused = any(FUSED_STAGE in (r.get("stage_ms_per_batch") or {}) for r in results.values())
+    names = [name for name, _ in STAGES if fused or name != FUSED_STAGE] + ["other"]
     rows = [("ms per batch", *names, "total")]
     for kind, r in results.items():
         st = r.get("stage_ms_per_batch") or {}

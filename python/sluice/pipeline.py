@@ -35,7 +35,10 @@ class Pipeline:
     accepted for a graph without GPU operators), ``seed`` (-1: random), ``exec_pipelined``,
     ``prefetch_queue_depth`` (int, or ``{"cpu_size": x, "gpu_size": y}`` with ``exec_async``),
     ``exec_async``, ``bytes_per_sample`` (output presizing hint), ``set_affinity``
-    (``DALI_AFFINITY_MASK``/``SLUICE_AFFINITY_MASK``), ``enable_memory_stats``. ``max_streams``,
+    (``DALI_AFFINITY_MASK``/``SLUICE_AFFINITY_MASK``), ``enable_memory_stats``; Sluice only:
+    ``fuse_operators`` (default True: a CPU ``resize`` read only by a ``crop_mirror_normalize``
+    runs as one step per sample without materialising the resized batch; identical results, and
+    ``executor_statistics()`` then has one entry ``"resize#0+crop_mirror_normalize#0"``). ``max_streams``,
     ``default_cuda_stream_priority`` and the ``py_*`` arguments are accepted and ignored;
     ``output_dtype``/``output_ndim`` are not supported.
 
@@ -49,7 +52,8 @@ class Pipeline:
     def __init__(self, batch_size=-1, num_threads=-1, device_id=None, seed=-1, exec_pipelined=True,
                  prefetch_queue_depth=2, exec_async=True, bytes_per_sample=0, set_affinity=False,
                  max_streams=-1, default_cuda_stream_priority=0, *, enable_memory_stats=False,
-                 enable_checkpointing=False, checkpoint=None, py_num_workers=1, py_start_method="fork",
+                 enable_checkpointing=False, checkpoint=None, fuse_operators=True, py_num_workers=1,
+                 py_start_method="fork",
                  py_callback_pickler=None, output_dtype=None, output_ndim=None):
         if checkpoint is not None and not isinstance(checkpoint, str):
             raise TypeError(f"checkpoint must be the str that Pipeline.checkpoint() returned, got "
@@ -69,6 +73,7 @@ class Pipeline:
         o.bytes_per_sample = int(bytes_per_sample)
         o.set_affinity = bool(set_affinity)
         o.enable_memory_stats = bool(enable_memory_stats)
+        o.fuse_operators = bool(fuse_operators)
         o.enable_checkpointing = bool(enable_checkpointing)
         o.checkpoint = checkpoint
         self._prefetch_queue_depth = prefetch_queue_depth

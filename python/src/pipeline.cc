@@ -185,6 +185,7 @@ void BindPipelineOptions(nb::module_& m) {
       .def_rw("bytes_per_sample", &PipelineOptions::bytes_per_sample)
       .def_rw("set_affinity", &PipelineOptions::set_affinity)
       .def_rw("enable_memory_stats", &PipelineOptions::enable_memory_stats)
+      .def_rw("fuse_operators", &PipelineOptions::fuse_operators)
       .def_rw("enable_checkpointing", &PipelineOptions::enable_checkpointing)
       .def_rw("checkpoint", &PipelineOptions::checkpoint, "Optional[str]")
       .def_rw("memory", &PipelineOptions::memory, "Optional[MemoryConfig]; None: MemoryConfig.process_default() when the Pipeline is made")

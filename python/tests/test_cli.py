@@ -247,3 +247,13 @@ def test_bench_reports_time_per_stage():
     med = bench.median_result([{"images_per_s": 1, "cpu_s_per_image": 1, "peak_rss_mb": 1, "first_batch_s": 1,
                                 "stage_ms_per_batch": {"decode": v}} for v in (3.0, 1.0, 2.0)])
     assert med["stage_ms_per_batch"] == {"decode": 2.0}
+
+    class FusedPipe:
+        def executor_statistics(self):
+            return {"dec": {"op": "decoders.image", "mean_batch_ms": 30.0},
+                    "rs+cmn": {"op": "_fused.resize_crop_mirror_normalize", "mean_batch_ms": 9.5}}
+
+    fused = bench.stage_times(FusedPipe())
+    assert fused["resize+normalize"] == 9.5 and fused["resize"] == 0.0 and fused["normalize"] == 0.0
+    lines = bench.format_stages({"train": {"stage_ms_per_batch": fused}}).splitlines()
+    assert lines[0].split()[4:6] == ["decode", "resize+normalize"]

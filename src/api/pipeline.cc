@@ -8,6 +8,7 @@
 #include "pipeline/checkpoint.h"
 #include "pipeline/executor.h"
 #include "pipeline/graph.h"
+#include "pipeline/operator_fusion.h"
 #include "pipeline/roi_decode.h"
 #include "pipeline/scaled_decode.h"
 
@@ -114,6 +115,7 @@ void Pipeline::Build() {
   std::vector<OpSpec> specs = impl_->specs;
   ApplyScaledDecode(specs, impl_->outputs);
   ApplyRoiDecode(specs, impl_->outputs);  // after scaled decode: it keeps the scale chosen there
+  if (o.fuse_operators) ApplyOperatorFusion(specs, impl_->outputs);  // last: it takes the chains as set up
   auto executor = std::make_unique<Executor>(cfg, Graph(specs, impl_->outputs));
   if (restored) {
     try {

@@ -16,6 +16,9 @@ struct OpSpec {
   std::map<std::string, std::string> arg_inputs;    // argument name -> edge name (per-sample)
   std::map<std::string, Value> args;                // constant arguments
   std::vector<std::string> outputs;                 // edge names this instance produces
+  // Where the user added it, when a graph pass has moved or replaced specs (-1: its index); the
+  // derived seeds follow it, so a pass never changes another operator's random numbers.
+  int position = -1;
 };
 
 }  // namespace sluice

@@ -114,6 +114,11 @@ OpSchema& OpSchema::ProducesWindows(std::string rule_arg, std::string enable_arg
   return *this;
 }
 OpSchema& OpSchema::AcceptsInputWindow(std::string window_arg) { input_window_arg_ = std::move(window_arg); return *this; }
+
+OpSchema& OpSchema::Fuses(FusedChain chain) {
+  fused_chain_ = std::move(chain);
+  return *this;
+}
 OpSchema& OpSchema::Check(ArgCheck check) { checks_.push_back(std::move(check)); return *this; }
 
 OpSchema& OpSchema::Backends(std::vector<std::string> devices) { backends_ = std::move(devices); return *this; }

@@ -114,6 +114,17 @@ struct WindowedOutput {
   std::string rule_arg;
   std::string enable_arg;
 };
+// An operator that does the work of a chain of operators in one step per sample (a fusion): the
+// chain's operator names, producer first, each read by the next as its only consumer; the
+// string-list argument that receives their specs (operators/image/roi_rule.h's EncodeSpec), and
+// the one that receives each one's per-sample argument names (comma-separated). The pass
+// (pipeline/operator_fusion.h) replaces such chains when the check passes.
+struct FusedChain {
+  std::vector<std::string> ops;
+  std::string specs_arg;
+  std::string arg_inputs_arg;
+  std::function<bool(const std::vector<const OpSpec*>&)> check;  // may be empty: always
+};
 
 class OpSchema {
  public:
@@ -150,6 +161,8 @@ class OpSchema {
   // The per-sample int-list argument through which this operator accepts input 0 as a window
   // [y, x, full_height, full_width] of a bigger image and computes as if it had the whole image.
   OpSchema& AcceptsInputWindow(std::string window_arg);
+  // This operator fuses `chain` (see FusedChain).
+  OpSchema& Fuses(FusedChain chain);
 
   const std::string& name() const { return name_; }
   const std::string& doc() const { return doc_; }
@@ -171,6 +184,7 @@ class OpSchema {
   const RegionMapFn& input_region() const { return input_region_; }
   const std::optional<WindowedOutput>& windowed_output() const { return windowed_output_; }
   const std::string& input_window_arg() const { return input_window_arg_; }
+  const std::optional<FusedChain>& fused_chain() const { return fused_chain_; }
   const OperatorFactory* FindFactory(const std::string& device) const;
   // Human-readable docs: description, inputs, outputs and every argument with type and default.
   std::string FullDoc() const;
@@ -193,6 +207,7 @@ class OpSchema {
   RegionMapFn input_region_;
   std::optional<WindowedOutput> windowed_output_;
   std::string input_window_arg_;
+  std::optional<FusedChain> fused_chain_;
   size_t last_arg_ = static_cast<size_t>(-1);  // the argument that Range/Enum/... apply to
   ArgSchema& LastArg();
   std::map<std::string, OperatorFactory> factories_;

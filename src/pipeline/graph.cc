@@ -203,7 +203,7 @@ Graph::Graph(const std::vector<OpSpec>& specs, const std::vector<std::string>& o
     node.spec = s;
     node.schema = &OperatorRegistry::Get().GetSchema(s.op);
     node.stage = stage[static_cast<size_t>(i)];
-    node.insertion_index = i;
+    node.insertion_index = s.position >= 0 ? s.position : i;
     for (const auto& e : s.inputs) node.inputs.push_back(remap(producers.at(e)));
     for (const auto& [arg, e] : s.arg_inputs) node.arg_inputs[arg] = remap(producers.at(e));
     nodes_.push_back(std::move(node));

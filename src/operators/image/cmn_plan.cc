@@ -27,11 +27,16 @@ CmnArgs::CmnArgs(const Operator& op)
 
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan) {
   const TensorList& in = ws.Input(0);
-  if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
-    throw Error("crop_mirror_normalize takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
+  PlanCropMirrorNormalize(op, args, ws, in.shapes(), in.dtype(), plan);
+}
+
+void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws,
+                             const std::vector<TensorShape>& shapes, DType dtype, CmnPlan& plan) {
+  if (dtype != DType::kUInt8 && dtype != DType::kFloat32)
+    throw Error("crop_mirror_normalize takes uint8 or float32 images, got " + std::string(ToString(dtype)));
   const CropArgs crop = ReadCropArgs(op, ws);
   const std::vector<int> mirror = op.PerSampleArg<int>(ws, "mirror");
-  const int n = in.num_samples();
+  const int n = static_cast<int>(shapes.size());
   const bool chw = args.layout == "CHW";
   plan.samples.resize(static_cast<size_t>(n));
   OutputDesc& d = plan.output;
@@ -39,7 +44,7 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
   d.dtype = args.out_type;
   d.layout = args.layout;
   for (int i = 0; i < n; ++i) {
-    const TensorShape& s = in.shape(i);
+    const TensorShape& s = shapes[static_cast<size_t>(i)];
     if (s.ndim() != 3) throw Error("expected an HWC image, got shape " + s.ToString());
     const int h = static_cast<int>(s[0]), w = static_cast<int>(s[1]), c = static_cast<int>(s[2]);
     for (const auto* v : {&args.mean, &args.stddev, &args.fill})

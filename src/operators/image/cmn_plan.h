@@ -42,5 +42,9 @@ struct CmnPlan {
 // values, the window against out_of_bounds_policy="error") and plans every sample into `plan`.
 // Per-sample arguments (crop, crop_pos_*, mirror) come from `ws`.
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan);
+// The same for images of `shapes` and `dtype` that are not ws.Input(0) (a fused operator plans
+// crop_mirror_normalize on the output its resize will compute).
+void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws,
+                             const std::vector<TensorShape>& shapes, DType dtype, CmnPlan& plan);
 
 }  // namespace sluice

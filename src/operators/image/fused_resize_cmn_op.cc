@@ -1,0 +1,124 @@
+// _fused.resize_crop_mirror_normalize: a resize whose only reader is a crop_mirror_normalize, run
+// as one step per sample. The operator-fusion pass (pipeline/operator_fusion.h) puts it in place
+// of the two; users never call it. Each sample is resized into a scratch image of the pool
+// thread (grow-only, the size of one resized image) and normalized from there into the output:
+// the resized batch is never materialised, so the pipeline holds no buffer for it and the
+// normalize reads an image that is still in cache. Both operators' own plans and kernels run,
+// with their own names in errors, so the output is the unfused chain's bit for bit.
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "kernels/crop_mirror_normalize.h"
+#include "kernels/resize/resize.h"
+#include "kernels/resize/resize_window.h"
+#include "operators/image/cmn_plan.h"
+#include "operators/image/resize_plan.h"
+#include "operators/image/roi_rule.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+constexpr const char* kSpecsArg = "fused_specs";
+constexpr const char* kArgInputsArg = "fused_arg_inputs";
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, sep);)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+class FusedResizeCmnOp : public Operator {
+ public:
+  explicit FusedResizeCmnOp(const OpSpec& spec) : Operator(spec) {
+    const auto specs = Arg<std::vector<std::string>>(kSpecsArg);
+    const auto arg_inputs = Arg<std::vector<std::string>>(kArgInputsArg);
+    const auto names = Split(spec.name, '+');
+    if (specs.size() != 2 || arg_inputs.size() != 2 || names.size() != 2)
+      throw Error("operator '" + spec.name + "' needs the specs, argument inputs and names of 2 operators");
+    resize_ = Shadow(specs[0], names[0], arg_inputs[0]);
+    cmn_ = Shadow(specs[1], names[1], arg_inputs[1]);
+    resize_args_.emplace(*resize_);
+    cmn_args_.emplace(*cmn_);
+  }
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    PlanResize(*resize_, *resize_args_, ws, resize_plan_, /*windowed_input=*/true);
+    PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, resize_plan_.output.shapes, resize_plan_.output.dtype, cmn_plan_);
+    scratch_.resize(static_cast<size_t>(ws.pool().num_threads()));
+    return {cmn_plan_.output};
+  }
+
+  void RunSample(Workspace& ws, int i, int thread) override {
+    const CmnSamplePlan& c = cmn_plan_.samples[static_cast<size_t>(i)];
+    if (c.empty()) return;
+    const ResizeSamplePlan& p = resize_plan_.samples[static_cast<size_t>(i)];
+    const DType mid = resize_plan_.output.dtype;
+    const size_t bytes = size_t(p.out_h) * size_t(p.out_w) * size_t(p.channels) * SizeOf(mid);
+    std::vector<uint8_t>& buf = scratch_[static_cast<size_t>(thread)];
+    if (buf.size() < bytes) buf.resize(bytes);
+    const TensorList& in = ws.Input(0);
+    const TensorShape& s = in.shape(i);
+    // What resize's RunSample computes, into the scratch image.
+    auto resize = [&](const auto* src, auto* dst) {
+      if (p.window)
+        kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, dst, p.out_h, p.out_w, p.params);
+      else
+        kernels::Resize(src, p.in_h, p.in_w, p.channels, dst, p.out_h, p.out_w, p.params);
+    };
+    auto from = [&](auto* dst) {
+      if (in.dtype() == DType::kUInt8) resize(in.sample<uint8_t>(i), dst);
+      else resize(in.sample<float>(i), dst);
+    };
+    void* out = ws.Output(0).raw_mutable_sample(i);
+    if (mid == DType::kUInt8) {
+      auto* img = buf.data();
+      from(img);
+      kernels::CropMirrorNormalize(img, c.in_h, c.in_w, c.channels, c.params, cmn_args_->out_type, out);
+    } else {
+      auto* img = reinterpret_cast<float*>(buf.data());
+      from(img);
+      kernels::CropMirrorNormalize(img, c.in_h, c.in_w, c.channels, c.params, cmn_args_->out_type, out);
+    }
+  }
+
+ private:
+  // The operator as the user declared it (its name, arguments and argument inputs), run through
+  // its plan functions only.
+  std::unique_ptr<Operator> Shadow(const std::string& encoded, const std::string& name, const std::string& arg_inputs) {
+    OpSpec s = DecodeSpec(encoded);
+    s.name = name;
+    for (const auto& a : Split(arg_inputs, ','))
+      if (auto it = spec_.arg_inputs.find(a); it != spec_.arg_inputs.end()) s.arg_inputs[a] = it->second;
+    const OperatorFactory* f = OperatorRegistry::Get().GetSchema(s.op).FindFactory("cpu");
+    if (!f) throw Error("operator '" + s.op + "' has no CPU implementation to fuse");
+    return (*f)(s);
+  }
+
+  std::unique_ptr<Operator> resize_, cmn_;
+  std::optional<ResizeArgs> resize_args_;
+  std::optional<CmnArgs> cmn_args_;
+  ResizePlan resize_plan_;
+  CmnPlan cmn_plan_;
+  std::vector<std::vector<uint8_t>> scratch_;  // per pool thread: one resized image
+};
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
+  r.Register(OpSchema("_fused.resize_crop_mirror_normalize")
+                 .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
+                      "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
+                 .Input("images", "HWC images, uint8 or float32 (resize's input).", {DType::kUInt8, DType::kFloat32})
+                 .Output("output", "crop_mirror_normalize's output.")
+                 .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")
+                 .Arg(kArgInputsArg, ArgType::kStringList, std::nullopt,
+                      "Each operator's per-sample argument names, comma-separated (set by the pipeline).")
+                 .Fuses(FusedChain{{"resize", "crop_mirror_normalize"}, kSpecsArg, kArgInputsArg, nullptr})
+                 .Factory("cpu", [](const OpSpec& s) { return std::make_unique<FusedResizeCmnOp>(s); }));
+}
+
+}  // namespace sluice
