@@ -4,6 +4,7 @@
 // by solving the 3x3 system, and saturation as a blend with the luma (0.299 R + 0.587 G + 0.114 B).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -59,6 +60,28 @@ TEST(ColorKernels, BrightnessContrastUint8MatchesTheDocumentedFormula) {
   // Neutral arguments are the identity.
   ColorAffine(in.data(), DType::kUInt8, out.data(), DType::kUInt8, in.size(), BrightnessContrastCoeffs(1, 0, 1, 128, DType::kUInt8));
   EXPECT_EQ(out, in);
+}
+
+// uint8 -> uint8 ColorAffine of a large buffer takes the SIMD map when it reproduces the table:
+// whichever path runs, every element must be the scalar formula's value, for ordinary,
+// saturating, negative and non-finite coefficients.
+TEST(ColorKernels, AffineUint8LargeBuffersEqualTheScalarFormula) {
+  std::vector<uint8_t> in(4096 + 13);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>((i * 89 + i / 255) & 255);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> mul(-3.f, 3.f), add(-300.f, 600.f);
+  std::vector<AffineCoeffs> cases = {{1.f, 0.f}, {1.1f, 3.f}, {0.5f, 0.25f}, {2.f, -255.5f}, {-1.f, 255.f},
+                                     {1e-6f, 127.5f}, {std::nanf(""), 1.f}, {INFINITY, 0.f}};
+  for (int k = 0; k < 200; ++k) cases.push_back({mul(rng), add(rng)});
+  for (const AffineCoeffs& c : cases) {
+    std::vector<uint8_t> out(in.size());
+    ColorAffine(in.data(), DType::kUInt8, out.data(), DType::kUInt8, in.size(), c);
+    for (size_t i = 0; i < in.size(); ++i) {
+      const float y = static_cast<float>(in[i]) * c.mul + c.add;
+      const uint8_t expected = std::isnan(y) ? 0 : static_cast<uint8_t>(std::clamp(std::nearbyint(double(y)), 0.0, 255.0));
+      ASSERT_EQ(out[i], expected) << "mul " << c.mul << " add " << c.add << " at " << i;
+    }
+  }
 }
 
 TEST(ColorKernels, BrightnessContrastOtherTypes) {
