@@ -342,6 +342,32 @@ TEST(Filter2DKernel, MatchesScalarReferenceForEveryBorderAnchorAndMode) {
       }
 }
 
+// Integer outputs are the float result rounded to nearest even and saturated, exactly as
+// std::nearbyint gives: ties (a 0.5 filter on odd values), values just beyond the type's range,
+// far beyond it, negative and NaN, for uint8, int16 and uint16 outputs.
+TEST(Filter2DKernel, IntegerOutputsRoundHalfToEvenAndSaturateLikeNearbyint) {
+  const std::vector<float> ins = {0, 1, 2, 3, 5, 7, 253, 255, 509, 510, 511, 512, -1, -3, -65535, 65535, 65537,
+                                  1e9f, -1e9f, 32767, 32769, -32769, 0.4f, 1.2f, std::nanf("")};
+  for (const float scale : {0.5f, 1.0f, -0.5f, 3.25f}) {
+    const float f[1] = {scale};
+    const FilterParams p{f, 1, 1, 0, 0, BorderMode::kClamp, 0.f, false};
+    const int n = static_cast<int>(ins.size());
+    std::vector<uint8_t> u8(ins.size());
+    std::vector<int16_t> i16(ins.size());
+    std::vector<uint16_t> u16(ins.size());
+    Filter2D(ins.data(), DType::kFloat32, ImageGeom::HWC(1, n, 1), u8.data(), DType::kUInt8, ImageGeom::HWC(1, n, 1), p);
+    Filter2D(ins.data(), DType::kFloat32, ImageGeom::HWC(1, n, 1), i16.data(), DType::kInt16, ImageGeom::HWC(1, n, 1), p);
+    Filter2D(ins.data(), DType::kFloat32, ImageGeom::HWC(1, n, 1), u16.data(), DType::kUInt16, ImageGeom::HWC(1, n, 1), p);
+    for (size_t k = 0; k < ins.size(); ++k) {
+      const float v = ins[k] * scale;
+      auto expect = [&](double lo, double hi) { return std::isnan(v) ? 0.0 : std::clamp(double(std::nearbyint(v)), lo, hi); };
+      EXPECT_EQ(u8[k], expect(0, 255)) << v;
+      EXPECT_EQ(i16[k], expect(-32768, 32767)) << v;
+      EXPECT_EQ(u16[k], expect(0, 65535)) << v;
+    }
+  }
+}
+
 TEST(Filter2DKernel, MatchesOpenCvFilter2D) {
   const Image img = Photo();
   TmpDir d;
