@@ -100,6 +100,7 @@ class Pipeline:
     exec_async = property(lambda self: self._options.exec_async)
     prefetch_queue_depth = property(lambda self: self._prefetch_queue_depth)
     enable_memory_stats = property(lambda self: self._options.enable_memory_stats)
+    fuse_operators = property(lambda self: self._options.fuse_operators)
 
     @property
     def seed(self):

@@ -280,3 +280,32 @@ def test_run_releases_the_gil():
     t.join()
     assert end - start >= 0.15
     assert sum(start < x < end for x in ticks) >= 10
+
+
+@pytest.mark.skipif(not all(registered(op) for op in IMAGE_OPS), reason="image operators are not registered")
+def test_fuse_operators_changes_the_statistics_not_the_outputs():
+    """Pipeline(fuse_operators=...): resize + crop_mirror_normalize become one operator by default, with
+    the same outputs (and the same random numbers after them) as with fusion off."""
+    mean, std = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+    def make(fuse):
+        @sluice.pipeline_def(batch_size=3, num_threads=2, seed=12, device_id=None, fuse_operators=fuse)
+        def pipe():
+            jpegs, labels = fn.readers.file(files=IMAGES, random_shuffle=True, name="Reader")
+            images = fn.decoders.image_random_crop(jpegs, output_type=types.RGB)
+            images = fn.resize(images, resize_x=64, resize_y=48, name="rs")
+            images = fn.crop_mirror_normalize(images, dtype=types.FLOAT16, crop=(40, 56), mean=mean, std=std,
+                                              mirror=fn.random.coin_flip(probability=0.5), name="cmn")
+            return images, labels, fn.random.uniform(range=[0, 1])
+        p = pipe()
+        p.build()
+        return p
+
+    fused, plain = make(True), make(False)
+    assert fused.fuse_operators and not plain.fuse_operators
+    for _ in range(3):
+        a, b = fused.run(), plain.run()
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x.as_array(), y.as_array())
+    assert "rs+cmn" in fused.executor_statistics() and "rs" not in fused.executor_statistics()
+    assert {"rs", "cmn"} <= set(plain.executor_statistics())
