@@ -7,8 +7,8 @@
 #   tests/gpu/run_gpu_checks.sh BIN_DIR [DATA_ROOT] [OUT_DIR]
 # BIN_DIR holds sluice_gpu_tests, sluice_pipeline_tests and bench_gpu_pipeline (a build with
 # SLUICE_WITH_CUDA=ON); a lib/ folder beside them, if present, is put on LD_LIBRARY_PATH (for
-# binaries built on another machine: copy libnvjpeg.so.13 there, from .venv's nvidia/cu13/lib, when
-# the GPU machine has no nvJPEG of its own). The tests read tests/data through the source path compiled
+# binaries built on another machine: tests/gpu/bundle_for_gpu.sh fills it, libnvjpeg.so.13 from
+# .venv's nvidia-nvjpeg wheel included). The tests read tests/data through the source path compiled
 # into them; run from the repository root.
 set -u
 BIN=${1:?usage: run_gpu_checks.sh BIN_DIR [DATA_ROOT] [OUT_DIR]}
