@@ -169,6 +169,39 @@ bool MakeFixedAxis(const std::vector<float>& w, FixedAxis* f) {
   return true;
 }
 
+// What both uint8 paths take besides their weights and scratch: the padded rows' and columns'
+// source indices and the column tile, for rows of `c` interleaved channels (1 for planes).
+struct U8Axes {
+  int64_t c, tile;
+  std::vector<int64_t> xs, yrows;
+};
+U8Axes MakeU8Axes(const ImageGeom& g, int64_t kx, int64_t ky, BorderMode border, bool interleaved) {
+  U8Axes ax;
+  ax.c = interleaved ? g.channels : 1;
+  ax.tile = std::min(g.width, filter_detail::SeparableTileWidth(ax.c));
+  ax.xs = IndexTable(-(kx / 2), g.width + kx - 1, g.width, border);
+  ax.yrows = IndexTable(-(ky / 2), g.height + ky - 1, g.height, border);
+  return ax;
+}
+
+// Fills the geometry fields of a kernel's arguments and runs it once on the interleaved image, or
+// once per plane.
+template <typename Args, typename Kernel>
+void RunU8Separable(Args a, const uint8_t* in, uint8_t* out, const ImageGeom& g, const U8Axes& ax, Kernel kernel) {
+  a.height = g.height;
+  a.width = g.width;
+  a.channels = ax.c;
+  a.in_row_stride = a.out_row_stride = g.stride_y;
+  a.xs = ax.xs.data();
+  a.yrows = ax.yrows.data();
+  const int64_t planes = ax.c == g.channels && g.stride_c == 1 ? 1 : g.channels;
+  for (int64_t ch = 0; ch < planes; ++ch) {
+    a.in = in + (planes > 1 ? ch * g.stride_c : 0);
+    a.out = out + (planes > 1 ? ch * g.stride_c : 0);
+    kernel(a);
+  }
+}
+
 // uint8 -> uint8 in fixed point (SeparableU8FixedInterleaved) where the windows allow it: no uint16
 // sum can wrap, and the result is provably within 1 of the float path's (bounds below, in pixel
 // values: weight rounding, truncation, and 0.01 for the float path's own rounding). False: not
@@ -184,19 +217,10 @@ bool SeparableU8FixedPoint(const uint8_t* in, uint8_t* out, const ImageGeom& g, 
   const double err = 255.0 * std::max(fx.sum_f, fx.sum_q) * fy.werr + fy.sum_q * err_h + fy.trunc + 0.01;
   if (!(err < 1.0)) return false;
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
-  const int64_t c = interleaved ? g.channels : 1;
-  const auto xs = IndexTable(-(kx / 2), g.width + kx - 1, g.width, border);
-  const auto yrows = IndexTable(-(ky / 2), g.height + ky - 1, g.height, border);
-  const int64_t tile = std::min(g.width, filter_detail::SeparableTileWidth(c));
-  std::vector<uint16_t> ring(static_cast<size_t>(ky * tile * c)), pad(static_cast<size_t>((tile + kx - 1) * c)),
-      zero(static_cast<size_t>(tile * c));
+  const U8Axes ax = MakeU8Axes(g, kx, ky, border, interleaved);
+  std::vector<uint16_t> ring(static_cast<size_t>(ky * ax.tile * ax.c)),
+      pad(static_cast<size_t>((ax.tile + kx - 1) * ax.c)), zero(static_cast<size_t>(ax.tile * ax.c));
   filter_detail::SeparableU8FixedArgs a{};
-  a.in = in;
-  a.out = out;
-  a.height = g.height;
-  a.width = g.width;
-  a.channels = c;
-  a.in_row_stride = a.out_row_stride = g.stride_y;
   a.wx = fx.w.data();
   a.kx = kx;
   a.sym_x = fx.sym;
@@ -205,21 +229,11 @@ bool SeparableU8FixedPoint(const uint8_t* in, uint8_t* out, const ImageGeom& g, 
   a.ky = ky;
   a.sym_y = fy.sym;
   a.bias_y = fy.bias;
-  a.xs = xs.data();
-  a.yrows = yrows.data();
-  a.tile_w = tile;
+  a.tile_w = ax.tile;
   a.ring = ring.data();
   a.pad = pad.data();
   a.zero = zero.data();
-  if (interleaved) {
-    filter_detail::SeparableU8FixedInterleaved(a);
-  } else {
-    for (int64_t ch = 0; ch < g.channels; ++ch) {
-      a.in = in + ch * g.stride_c;
-      a.out = out + ch * g.stride_c;
-      filter_detail::SeparableU8FixedInterleaved(a);
-    }
-  }
+  RunU8Separable(a, in, out, g, ax, [](const auto& args) { filter_detail::SeparableU8FixedInterleaved(args); });
   return true;
 }
 
@@ -234,37 +248,18 @@ bool SeparableU8Fast(const uint8_t* in, uint8_t* out, const ImageGeom& g, const 
     return false;
   if (SeparableU8FixedPoint(in, out, g, wy, wx, border, interleaved)) return true;
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
-  const int64_t c = interleaved ? g.channels : 1;
-  const auto xs = IndexTable(-(kx / 2), g.width + kx - 1, g.width, border);
-  const auto yrows = IndexTable(-(ky / 2), g.height + ky - 1, g.height, border);
-  const int64_t tile = std::min(g.width, filter_detail::SeparableTileWidth(c));
-  std::vector<float> ring(static_cast<size_t>(ky * tile * c)), pad(static_cast<size_t>((tile + kx - 1) * c)),
-      part(static_cast<size_t>(tile * c));
+  const U8Axes ax = MakeU8Axes(g, kx, ky, border, interleaved);
+  std::vector<float> ring(static_cast<size_t>(ky * ax.tile * ax.c)), pad(static_cast<size_t>((ax.tile + kx - 1) * ax.c)),
+      part(static_cast<size_t>(ax.tile * ax.c));
   filter_detail::SeparableU8Args a{};
-  a.in = in;
-  a.out = out;
-  a.height = g.height;
-  a.width = g.width;
-  a.channels = c;
-  a.in_row_stride = a.out_row_stride = g.stride_y;
   a.wx = wx.data();
   a.kx = kx;
   a.wy = wy.data();
   a.ky = ky;
-  a.xs = xs.data();
-  a.yrows = yrows.data();
   a.tmp = ring.data();
   a.pad = pad.data();
   a.part = part.data();
-  if (interleaved) {
-    filter_detail::SeparableU8Interleaved(a);
-  } else {
-    for (int64_t ch = 0; ch < g.channels; ++ch) {
-      a.in = in + ch * g.stride_c;
-      a.out = out + ch * g.stride_c;
-      filter_detail::SeparableU8Interleaved(a);
-    }
-  }
+  RunU8Separable(a, in, out, g, ax, [](const auto& args) { filter_detail::SeparableU8Interleaved(args); });
   return true;
 }
 
