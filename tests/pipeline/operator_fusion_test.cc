@@ -9,22 +9,13 @@
 #include "operators/image/roi_rule.h"
 #include "pipeline/graph.h"  // ValidateSpec
 #include "pipeline/operator_fusion.h"
+#include "pipeline_test_util.h"
 
 namespace sluice {
 namespace {
 
-std::string TestImage(const std::string& name) { return std::string(SLUICE_SOURCE_DIR) + "/tests/data/images/" + name; }
-
-OpSpec Spec(const std::string& op, const std::string& name, std::vector<std::string> inputs,
-            std::map<std::string, Value> args = {}, std::map<std::string, std::string> arg_inputs = {}) {
-  OpSpec s;
-  s.op = op;
-  s.name = name;
-  s.inputs = std::move(inputs);
-  s.args = std::move(args);
-  s.arg_inputs = std::move(arg_inputs);
-  return ValidateSpec(std::move(s));
-}
+using testing::Spec;
+using testing::TestImage;
 
 // coin -> (mirror); files -> decoders.image -> resize -> crop_mirror_normalize -> returned.
 struct Chain {

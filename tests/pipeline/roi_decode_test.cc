@@ -15,27 +15,18 @@
 #include "operators/image/roi_rule.h"
 #include "pipeline/graph.h"
 #include "pipeline/roi_decode.h"
+#include "pipeline_test_util.h"
 
 namespace sluice {
 namespace {
 
-std::string TestImage(const std::string& name) { return std::string(SLUICE_SOURCE_DIR) + "/tests/data/images/" + name; }
+using testing::Spec;
+using testing::TestImage;
 
 std::vector<uint8_t> Bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   EXPECT_TRUE(f.good()) << path;
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-OpSpec Spec(const std::string& op, const std::string& name, std::vector<std::string> inputs,
-            std::map<std::string, Value> args = {}, std::map<std::string, std::string> arg_inputs = {}) {
-  OpSpec s;
-  s.op = op;
-  s.name = name;
-  s.inputs = std::move(inputs);
-  s.args = std::move(args);
-  s.arg_inputs = std::move(arg_inputs);
-  return ValidateSpec(std::move(s));
 }
 
 // files -> decoders.image -> resize(resize_shorter=256) -> crop(224); the crop's output is returned.

@@ -9,22 +9,14 @@
 
 #include "pipeline/executor.h"
 #include "pipeline/graph.h"
+#include "pipeline_test_util.h"
 
 namespace sluice {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using testing::Spec;
 
-OpSpec Spec(const std::string& op, const std::string& name, std::vector<std::string> inputs = {},
-            std::map<std::string, Value> args = {}, std::map<std::string, std::string> arg_inputs = {}) {
-  OpSpec s;
-  s.op = op;
-  s.name = name;
-  s.inputs = std::move(inputs);
-  s.args = std::move(args);
-  s.arg_inputs = std::move(arg_inputs);
-  return ValidateSpec(std::move(s));
-}
+using Clock = std::chrono::steady_clock;
 
 // counter -> add_constant(value = uniform) -> copy; outputs: the copy (last stage) and the
 // counter (first stage, like a label next to a GPU image). Nodes: counter, uniform, add, copy.
