@@ -114,14 +114,9 @@ class MixedImageDecoder : public Operator {
       return false;
     }
     hw_load_ = load;
-    const std::string type = Arg<std::string>("output_type");
     route_options_.hardware_available = nvjpeg_->hardware();
     route_options_.hybrid_huffman_threshold = Arg<int64_t>("hybrid_huffman_threshold");
-    route_options_.output_type = type == "BGR" ? kernels::OutputColor::kBGR
-                                 : type == "GRAY" ? kernels::OutputColor::kGray
-                                 : type == "YCbCr" ? kernels::OutputColor::kYCbCr
-                                 : type == "ANY_DATA" ? kernels::OutputColor::kAnyData
-                                                      : kernels::OutputColor::kRGB;
+    route_options_.output_type = DecoderOutputColor(*this);
     bgr_ = route_options_.output_type == kernels::OutputColor::kBGR;
     // One output format per hardware batch: the operator's, for images with its channel count.
     hw_format_ = NvjpegFormat(route_options_.output_type == kernels::OutputColor::kGray ? 1 : 3, bgr_);

@@ -96,8 +96,10 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
       .Arg("use_chunk_allocator", ArgType::kBool, false, "Deprecated in DALI; no effect.");
 }
 
+kernels::OutputColor DecoderOutputColor(const Operator& op) { return ColorOf(op.Arg<std::string>("output_type")); }
+
 ImageDecoding::ImageDecoding(const Operator& op, bool reduced_scale) : window_(MakeDecodeWindow(op)) {
-  base_.output_type = ColorOf(op.Arg<std::string>("output_type"));
+  base_.output_type = DecoderOutputColor(op);
   base_.adjust_orientation = op.Arg<bool>("adjust_orientation");
   base_.use_fast_idct = op.Arg<bool>("use_fast_idct");
   base_.max_pixels = op.Arg<int64_t>("max_pixels");

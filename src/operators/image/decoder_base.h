@@ -20,6 +20,8 @@ namespace sluice {
 
 // Adds the arguments every decoder takes to `schema`.
 OpSchema& AddDecoderArgs(OpSchema& schema);
+// The decoder `op`'s output_type argument.
+kernels::OutputColor DecoderOutputColor(const Operator& op);
 
 // Where a decoder decodes each image: the whole image, DALI's random-resized-crop window, or a
 // fixed crop (decoders.cc).
@@ -64,7 +66,6 @@ class ImageDecoding {
   void Run(const Operator& op, const Workspace& ws, TensorList& out, const ParallelFor& for_each);
 
   bool replace_on_error() const { return replace_on_error_; }
-  kernels::OutputColor output_type() const { return base_.output_type; }
 
   // Sample by sample, for a decoder that sends some samples elsewhere (the mixed decoder):
   // after Setup, what it planned for sample i;
