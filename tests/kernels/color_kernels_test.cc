@@ -3,14 +3,17 @@
 // kernel's rearranged mul/add), the hue rotation in polar YIQ coordinates with the inverse applied
 // by solving the 3x3 system, and saturation as a blend with the luma (0.299 R + 0.587 G + 0.114 B).
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <random>
 #include <vector>
 
 #include "kernels/color/color_adjust.h"
+#include "kernels/color/color_matrix_hwy.h"
 #include "sluice/dtype.h"
 #include "sluice/error.h"
 
@@ -145,6 +148,55 @@ TEST(ColorKernels, TwistUint8MatchesThePolarYiqReference) {
       for (int c = 0; c < 3; ++c)
         ASSERT_LE(std::abs(out[3 * i + size_t(c)] - RoundSat(ref[c], 0, 255)), 1) << "pixel " << i << " hue " << p.h;
     }
+  }
+}
+
+// uint8 -> uint8 matrices run in fixed point (12 to 14 fraction bits): the same bytes on every SIMD
+// target and in the scalar tail, and within 1 LSB of the float formula, for random matrices in
+// the range the colour operators produce; coefficients too large for int16 take the float path.
+TEST(ColorKernels, Uint8MatrixFixedPointSameBytesOnEveryTargetAndWithinOneLsbOfFloat) {
+  const size_t pixels = 4096 + 29;
+  const auto in = RandomPixels(pixels * 3, 11);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> coef(-3.9f, 3.9f), offset(-400.f, 400.f);
+  std::vector<std::pair<std::array<float, 9>, std::array<float, 3>>> cases;
+  cases.push_back({{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}});
+  cases.push_back({{20, 0, 0, 0, 1, 0, 0, 0, 1}, {0, -1000, 0}});  // too large for int16: float path
+  for (int k = 0; k < 40; ++k) {
+    std::array<float, 9> m;
+    std::array<float, 3> o;
+    for (auto& v : m) v = coef(rng);
+    for (auto& v : o) v = offset(rng);
+    cases.push_back({m, o});
+  }
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  EXPECT_GE(targets.size(), 2u);
+  for (const auto& [m, o] : cases) {
+    const auto q = color_detail::QuantizeMatrix(m.data(), o.data());
+    EXPECT_EQ(q.has_value(), m[0] < 8) << m[0];
+    std::vector<uint8_t> first;
+    for (const int64_t target : targets) {
+      hwy::SetSupportedTargetsForTest(target);
+      std::vector<uint8_t> out(in.size());
+      color_detail::MatrixRowU8(in.data(), out.data(), pixels, m.data(), o.data());
+      if (first.empty()) {
+        first = out;
+        for (size_t i = 0; i < pixels; ++i)
+          for (size_t c = 0; c < 3; ++c) {
+            const double y = double(m[3 * c]) * in[3 * i] + double(m[3 * c + 1]) * in[3 * i + 1] +
+                             double(m[3 * c + 2]) * in[3 * i + 2] + o[c];
+            ASSERT_LE(std::abs(out[3 * i + c] - RoundSat(y, 0, 255)), 1) << "pixel " << i << " channel " << c;
+            if (q) {  // the scalar fixed-point formula, exactly
+              const int32_t v = (q->m[3 * c] * in[3 * i] + q->m[3 * c + 1] * in[3 * i + 1] +
+                                 q->m[3 * c + 2] * in[3 * i + 2] + q->off[c]) >> q->shift;
+              ASSERT_EQ(out[3 * i + c], std::clamp(v, 0, 255)) << "pixel " << i << " channel " << c;
+            }
+          }
+      } else {
+        EXPECT_EQ(out, first) << hwy::TargetName(target);
+      }
+    }
+    hwy::SetSupportedTargetsForTest(0);
   }
 }
 
