@@ -1,9 +1,14 @@
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
+#include <vector>
+#include <optional>
+#include <cstring>
 #include <random>
 
 #include "kernels/resize/resize.h"
+#include "kernels/resize/resize_window.h"
 #include "kernels_test_util.h"
 #include "sluice/error.h"
 
@@ -141,6 +146,49 @@ TEST(Resize, Uint8AgreesWithFloatPathAllChannelCounts) {
     EXPECT_EQ(outuf, outf);
     }
   }
+}
+
+// uint8 RGB takes a block-per-pixel horizontal pass on AVX2/AVX3 and the generic gather pass on
+// the other targets: both must give the same bytes, for down- and up-scaling, negative weights
+// (cubic, Lanczos), more taps than the block pass takes (Lanczos at 1/4: the generic pass), output
+// widths that are not multiples of 8, flipped ROIs and windowed inputs.
+TEST(Resize, Uint8RgbSameBytesOnEverySimdTarget) {
+  std::mt19937 rng(17);
+  std::vector<uint8_t> in(size_t(173) * 241 * 3);
+  for (auto& v : in) v = uint8_t(rng());
+  struct Case { ResizeFilter f; int h, w; std::optional<ResizeRoi> roi; };
+  const Case cases[] = {{ResizeFilter::kLinear, 97, 224, std::nullopt}, {ResizeFilter::kLinear, 61, 83, std::nullopt},
+                        {ResizeFilter::kLinear, 300, 500, std::nullopt}, {ResizeFilter::kCubic, 77, 131, std::nullopt},
+                        {ResizeFilter::kLanczos3, 50, 60, std::nullopt}, {ResizeFilter::kLanczos3, 40, 57, std::nullopt},
+                        {ResizeFilter::kLinear, 90, 117, ResizeRoi{230.f, 160.f, 7.5f, 3.25f}},
+                        {ResizeFilter::kTriangular, 100, 45, ResizeRoi{3.f, 1.f, 200.f, 150.f}}};
+  std::vector<std::vector<uint8_t>> first;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  EXPECT_GE(targets.size(), 2u);
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    std::vector<std::vector<uint8_t>> all;
+    for (const Case& c : cases) {
+      ResizeParams p;
+      p.min_filter = p.mag_filter = c.f;
+      p.roi = c.roi;
+      all.emplace_back(size_t(c.h) * c.w * 3);
+      Resize(in.data(), 173, 241, 3, all.back().data(), c.h, c.w, p);
+      // A window of the source (rows 20-149, columns 31-230), as the ROI decoders hand it over.
+      std::vector<uint8_t> win(size_t(130) * 200 * 3);
+      for (int y = 0; y < 130; ++y)
+        std::memcpy(&win[size_t(y) * 600], &in[(size_t(y + 20) * 241 + 31) * 3], 600);
+      all.emplace_back(size_t(c.h) * c.w * 3);
+      ResizeWindow(win.data(), 130, 200, 3, ResizeInputWindow{20, 31, 173, 241}, all.back().data(), c.h, c.w, p);
+    }
+    if (first.empty()) {
+      first = all;
+      continue;
+    }
+    for (size_t k = 0; k < all.size(); ++k)
+      EXPECT_EQ(all[k], first[k]) << hwy::TargetName(target) << " case " << k / 2 << (k % 2 ? " (window)" : "");
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST(Resize, FlippedRoiMirrors) {

@@ -14,6 +14,7 @@
 #include <hwy/highway.h>
 
 #include "kernels/resize/resize_hwy.h"
+#include "kernels/resize/resize_horz_c3.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::resize_detail {
@@ -146,6 +147,76 @@ void VertT(const VertArgs<TIn, TAcc, TOut>& a) {
   }
 }
 
+
+// Horizontal pass for uint8 RGB (channels == 3) in fixed point, on AVX2 and AVX3 (HorzC3Table
+// describes the table). Each 128-bit block holds one output pixel: a 16-byte load of its source
+// window, a byte shuffle that widens two taps of the three channels into int16 pairs, and one
+// multiply-add-pairs per half of the 22-bit weight (its low 11 bits and the rest), so the sums are
+// the gather path's integers exactly. Returns false where the target has no such path.
+bool HorzU8C3Impl(const HorzC3Args& a) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  const hn::FixedTag<uint8_t, 32> d8;
+  const hn::Half<decltype(d8)> dh8;
+  const hn::Repartition<int16_t, decltype(d8)> d16;
+  const hn::Repartition<int32_t, decltype(d8)> d32;
+  // Taps (0, 1) and (2, 3) of a 4-tap window as int16 [c0 t0, c0 t1, c1 t0, c1 t1, c2 t0, c2 t1, 0, 0].
+  alignas(32) static constexpr uint8_t kPairs[2][32] = {
+      {0, 0x80, 3, 0x80, 1, 0x80, 4, 0x80, 2, 0x80, 5, 0x80, 0x80, 0x80, 0x80, 0x80,
+       0, 0x80, 3, 0x80, 1, 0x80, 4, 0x80, 2, 0x80, 5, 0x80, 0x80, 0x80, 0x80, 0x80},
+      {6, 0x80, 9, 0x80, 7, 0x80, 10, 0x80, 8, 0x80, 11, 0x80, 0x80, 0x80, 0x80, 0x80,
+       6, 0x80, 9, 0x80, 7, 0x80, 10, 0x80, 8, 0x80, 11, 0x80, 0x80, 0x80, 0x80, 0x80}};
+  // Four 4-byte pixels (RGB + pad) to 12 bytes.
+  alignas(16) static constexpr uint8_t kPack12[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80};
+  const auto pair0 = hn::Load(d8, kPairs[0]), pair1 = hn::Load(d8, kPairs[1]);
+  const auto pack12 = hn::Load(dh8, kPack12);
+  const auto round = hn::Set(d32, kRound);
+  const int W = a.windows;
+  alignas(16) uint8_t tmp[32];
+  for (int r = 0; r < a.rows; ++r) {
+    const uint8_t* HWY_RESTRICT src = a.in + size_t(r) * a.in_pitch;
+    uint8_t* HWY_RESTRICT dst = a.out + size_t(r) * a.out_pitch;
+    for (int g = 0; g < a.groups; ++g) {
+      if (!a.group_ok[g]) {
+        HorzC3Scalar(a, src, dst, 8 * g, 8 * g + 8);
+        continue;
+      }
+      hn::Vec<decltype(d32)> acc[4];
+      const int16_t* coef = a.table + size_t(g) * 4 * size_t(W) * 64;
+      for (int i = 0; i < 4; ++i) {
+        const int x0 = 8 * g + kC3Lanes[i][0], x1 = 8 * g + kC3Lanes[i][1];
+        auto lo = hn::Zero(d32), hi = hn::Zero(d32), lo1 = hn::Zero(d32), hi1 = hn::Zero(d32);
+        for (int w = 0; w < W; ++w, coef += 64) {
+          const auto v = hn::Combine(d8, hn::LoadU(dh8, src + 3 * size_t(a.start[x1] + 4 * w)),
+                                     hn::LoadU(dh8, src + 3 * size_t(a.start[x0] + 4 * w)));
+          const auto p0 = hn::BitCast(d16, hn::TableLookupBytesOr0(v, pair0));
+          const auto p1 = hn::BitCast(d16, hn::TableLookupBytesOr0(v, pair1));
+          lo = hn::ReorderWidenMulAccumulate(d32, p0, hn::Load(d16, coef), lo, lo1);
+          hi = hn::ReorderWidenMulAccumulate(d32, p0, hn::Load(d16, coef + 16), hi, hi1);
+          lo = hn::ReorderWidenMulAccumulate(d32, p1, hn::Load(d16, coef + 32), lo, lo1);
+          hi = hn::ReorderWidenMulAccumulate(d32, p1, hn::Load(d16, coef + 48), hi, hi1);
+        }
+        lo = hn::RearrangeToOddPlusEven(lo, lo1);
+        hi = hn::RearrangeToOddPlusEven(hi, hi1);
+        acc[i] = hn::ShiftRight<kFixedBits>(hn::Add(hn::Add(hn::ShiftLeft<kC3LowBits>(hi), lo), round));
+      }
+      // Per-block packs put pixels 0-3 in a and 4-7 in b (kC3Lanes); DemoteTo saturates to 0..255.
+      const auto a8 = hn::DemoteTo(dh8, hn::ReorderDemote2To(d16, acc[0], acc[1]));
+      const auto b8 = hn::DemoteTo(dh8, hn::ReorderDemote2To(d16, acc[2], acc[3]));
+      hn::Store(hn::TableLookupBytesOr0(a8, pack12), dh8, tmp);
+      hn::Store(hn::TableLookupBytesOr0(b8, pack12), dh8, tmp + 16);
+      uint8_t* d = dst + 24 * size_t(g);
+      std::memcpy(d, tmp, 12);
+      std::memcpy(d + 12, tmp + 16, 12);
+    }
+    HorzC3Scalar(a, src, dst, 8 * a.groups, a.out_w);
+  }
+  return true;
+#else
+  (void)a;
+  return false;
+#endif
+}
+
 void HorzU8Fixed(const HorzArgs<uint8_t, int32_t, uint8_t>& a) { HorzT(a); }
 void HorzU8Float(const HorzArgs<uint8_t, float, float>& a) { HorzT(a); }
 void HorzF32Float(const HorzArgs<float, float, float>& a) { HorzT(a); }
@@ -160,13 +231,21 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace sluice::kernels::resize_detail {
 HWY_EXPORT(HorzU8Fixed);
+HWY_EXPORT(HorzU8C3Impl);
 HWY_EXPORT(HorzU8Float);
 HWY_EXPORT(HorzF32Float);
 HWY_EXPORT(VertU8Fixed);
 HWY_EXPORT(VertF32ToF32);
 HWY_EXPORT(VertF32ToU8);
 
-void Horz(const HorzArgs<uint8_t, int32_t, uint8_t>& a) { HWY_DYNAMIC_DISPATCH(HorzU8Fixed)(a); }
+void Horz(const HorzArgs<uint8_t, int32_t, uint8_t>& a) {
+  if (a.channels == 3 && a.taps <= kC3MaxTaps) {
+    thread_local HorzC3Scratch scratch;
+    const HorzC3Args c3 = HorzC3Table(a, scratch);
+    if (HWY_DYNAMIC_DISPATCH(HorzU8C3Impl)(c3)) return;
+  }
+  HWY_DYNAMIC_DISPATCH(HorzU8Fixed)(a);
+}
 void Horz(const HorzArgs<uint8_t, float, float>& a) { HWY_DYNAMIC_DISPATCH(HorzU8Float)(a); }
 void Horz(const HorzArgs<float, float, float>& a) { HWY_DYNAMIC_DISPATCH(HorzF32Float)(a); }
 void Vert(const VertArgs<uint8_t, int32_t, uint8_t>& a) { HWY_DYNAMIC_DISPATCH(VertU8Fixed)(a); }
