@@ -238,7 +238,7 @@ TEST(WarpAffineKernel, Uint8LinearWideOutputsSpanSeveralColumnStripes) {
     }
 }
 
-TEST(WarpAffineKernel, Uint8LinearSameBytesOnEverySimdTargetAndChannelCount) {
+TEST(WarpAffineKernel, Uint8SameBytesOnEverySimdTargetAndChannelCount) {
   const Image img = Noise(150, 211, 3, 77);
   const std::vector<Affine2D> maps = {About(Rotation(33), img), About(Compose(Rotation(-95), Scaling(0.6, 1.3)), img),
                                       About(Scaling(-1.0, 1.0), img)};
@@ -249,10 +249,11 @@ TEST(WarpAffineKernel, Uint8LinearSameBytesOnEverySimdTargetAndChannelCount) {
     hwy::SetSupportedTargetsForTest(target);
     std::vector<uint8_t> all;
     for (const auto& m : maps)
-      for (bool clamp : {false, true}) {
-        const auto out = Warp(img, 171, 190, m, {WarpInterp::kLinear, clamp, 9.0f});
-        all.insert(all.end(), out.begin(), out.end());
-      }
+      for (bool clamp : {false, true})
+        for (auto interp : {WarpInterp::kLinear, WarpInterp::kNearest}) {
+          const auto out = Warp(img, 171, 190, m, {interp, clamp, 9.0f});
+          all.insert(all.end(), out.begin(), out.end());
+        }
     if (first.empty()) {
       first = all;
       first_target = target;
