@@ -98,6 +98,50 @@ TEST(WarpAffineKernel, MatchesTheScalarReference) {
       }
 }
 
+// Nearest sampling skips the per-pixel bounds checks on the interval of a row whose source pixels
+// are all inside: random maps (rotations, shears, mirrors, scales, shifts that put pixels on the
+// image's edges), every pixel equal to the scalar code's (the single-channel warp of each plane;
+// the double-precision reference above rounds m * (x, y) differently, so it can pick the
+// neighbouring pixel when a coordinate falls on a pixel edge) and, away from edges, the reference's.
+TEST(WarpAffineKernel, NearestRandomMapsMatchTheScalarCode) {
+  const Image img = Noise(61, 97, 3, 5);
+  std::vector<Image> planes;
+  for (int ch = 0; ch < 3; ++ch) {
+    planes.push_back(Image{img.h, img.w, 1, std::vector<uint8_t>(size_t(img.h) * img.w)});
+    for (size_t k = 0; k < planes.back().data.size(); ++k) planes.back().data[k] = img.data[k * 3 + size_t(ch)];
+  }
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> angle(-180, 180), scale(0.4, 2.5), shear(-0.6, 0.6), shift(-40, 40);
+  size_t far_from_edges = 0;
+  for (int k = 0; k < 60; ++k) {
+    Affine2D m = About(Compose(Rotation(k % 4 == 0 ? 0.0 : angle(rng)),
+                               Compose(Scaling(k % 5 == 0 ? -1.0 : scale(rng), scale(rng)), Shear(shear(rng), shear(rng)))),
+                       img);
+    m = Compose(Translation(k % 3 == 0 ? 0.5 : shift(rng), shift(rng)), m);
+    for (bool clamp : {false, true}) {
+      const WarpOptions opt{WarpInterp::kNearest, clamp, 3.0f};
+      const auto got = Warp(img, 67, 101, m, opt);
+      for (int ch = 0; ch < 3; ++ch) {
+        const auto one = Warp(planes[size_t(ch)], 67, 101, m, opt);
+        for (size_t i = 0; i < one.size(); ++i)
+          ASSERT_EQ(got[i * 3 + size_t(ch)], one[i]) << "map " << k << " clamp " << clamp << " pixel " << i;
+      }
+      const auto ref = Reference(img, 67, 101, m, WarpInterp::kNearest, clamp, 3.0);
+      for (int y = 0; y < 67; ++y)
+        for (int x = 0; x < 101; ++x) {
+          const double sx = m.X(x + 0.5, y + 0.5), sy = m.Y(x + 0.5, y + 0.5);
+          if (std::abs(sx - std::round(sx)) < 1e-6 || std::abs(sy - std::round(sy)) < 1e-6) continue;
+          ++far_from_edges;
+          for (size_t c = 0; c < 3; ++c) {
+            const size_t i = (size_t(y) * 101 + size_t(x)) * 3 + c;
+            ASSERT_EQ(got[i], std::nearbyint(ref[i])) << "map " << k << " at " << x << "," << y;
+          }
+        }
+    }
+  }
+  EXPECT_GT(far_from_edges, 60u * 2 * 67 * 101 * 9 / 10);
+}
+
 TEST(WarpAffineKernel, BorderFillAndClamp) {
   const Image img = Noise(4, 5, 2, 3);
   // Everything maps far to the right: the fill, or the last column when clamping.

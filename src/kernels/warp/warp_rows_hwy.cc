@@ -16,6 +16,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/warp/warp_rows_hwy.h"
@@ -92,6 +94,51 @@ size_t LinearRowImpl(const WarpRowU8C3& a) {
   return pending;
 }
 
+// [begin, end) of output x in [x0, x1) whose nearest source pixel (ix, iy) has 0 <= ix < w and
+// 0 <= iy < h - 1, computed as the vector path does; an empty interval where there is none.
+struct InsideInterval {
+  size_t begin, end;
+};
+InsideInterval NearestInsideInterval(const WarpRowU8C3& a, size_t x0, size_t x1) {
+  constexpr double kLimit = 1 << 30;
+  auto coord = [&](double m, double b, size_t x) {
+    return std::floor(std::min(std::max(m * (static_cast<double>(x) + 0.5) + b, -kLimit), kLimit));
+  };
+  auto inside = [&](size_t x) {
+    const double ix = coord(a.m00, a.bx, x), iy = coord(a.m10, a.by, x);
+    return ix >= 0 && ix < static_cast<double>(a.in_w) && iy >= 0 && iy < static_cast<double>(a.in_h - 1);
+  };
+  if (x1 <= x0) return {x0, x0};
+  // Each of the four conditions holds on a prefix or a suffix of [x0, x1) (monotonic coordinates),
+  // so they hold together on an interval: find a point in it, then its ends by bisection.
+  size_t probe = x1;
+  if (inside(x0)) probe = x0;
+  else if (inside(x1 - 1)) probe = x1 - 1;
+  else if (inside(x0 + (x1 - x0) / 2)) probe = x0 + (x1 - x0) / 2;
+  if (probe == x1) return {x0, x0};
+  size_t lo = x0, hi = probe;  // first inside x in (lo, hi]: inside(hi), and !inside(lo) unless lo == x0
+  if (inside(x0)) {
+    hi = x0;
+  } else {
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      (inside(mid) ? hi : lo) = mid;
+    }
+  }
+  const size_t begin = hi;
+  lo = probe;
+  hi = x1;  // last inside x: inside(lo), !inside(hi) unless hi == x1
+  if (inside(x1 - 1)) {
+    lo = x1 - 1;
+  } else {
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      (inside(mid) ? lo : hi) = mid;
+    }
+  }
+  return {begin, lo + 1};
+}
+
 size_t NearestRowImpl(const WarpRowU8C3& a) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<int32_t, decltype(dd)> di;
@@ -140,22 +187,50 @@ size_t NearestRowImpl(const WarpRowU8C3& a) {
   alignas(16) static constexpr uint8_t kPack3[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80};
   const auto pack3 = hn::LoadDup128(d8, kPack3);
   const size_t blocks = hn::Lanes(di2) / 4;
+  auto store_pair = [&](size_t at, hn::Vec<decltype(di)> off0, hn::Vec<decltype(di)> off1) {
+    const auto px = hn::GatherOffset(di2, base, hn::Combine(di2, off1, off0));
+    hn::Store(hn::BitCast(di2, hn::TableLookupBytesOr0(hn::BitCast(d8, px), pack3)), di2, packed);
+    uint8_t* dst = a.row + 3 * at;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(packed);
+    for (size_t b = 0; b < blocks; ++b) std::memcpy(dst + 12 * b, bytes + 16 * b, 12);
+  };
+  // The output pixels whose source pixel is inside the image and off its last row (so every
+  // 4-byte load is in bounds) form one interval: the coordinates are monotonic in x (a product
+  // and a sum, each correctly rounded, then floor). Inside it the per-lane checks and the clamp to
+  // the coordinate limit are not needed.
+  const InsideInterval in = NearestInsideInterval(a, x, x_end);
+  for (; x + 2 * N <= x_end && x < in.begin; x += 2 * N) {
+    bool in0, in1;
+    const auto off0 = offsets(x, in0), off1 = offsets(x + N, in1);
+    if (in0 && in1) {
+      store_pair(x, off0, off1);
+    } else {
+      one_group(x);
+      one_group(x + N);
+    }
+  }
+  if (x + 2 * N <= in.end && x >= in.begin) {
+    auto cx = hn::Add(hn::Iota(dd, static_cast<double>(x)), half);
+    const auto step = hn::Set(dd, static_cast<double>(N));
+    auto offset = [&](hn::Vec<decltype(dd)> c) {
+      const auto ix = hn::DemoteTo(di, hn::Floor(hn::Add(hn::Mul(m00, c), bx)));
+      const auto iy = hn::DemoteTo(di, hn::Floor(hn::Add(hn::Mul(m10, c), by)));
+      return hn::Add(hn::Mul(iy, row_bytes), hn::Add(ix, hn::Add(ix, ix)));
+    };
+    for (; x + 2 * N <= in.end; x += 2 * N) {
+      const auto c1 = hn::Add(cx, step);
+      store_pair(x, offset(cx), offset(c1));
+      cx = hn::Add(c1, step);
+    }
+  }
   for (; x + 2 * N <= x_end; x += 2 * N) {
     bool in0, in1;
     const auto off0 = offsets(x, in0), off1 = offsets(x + N, in1);
-    if (!(in0 && in1)) {
+    if (in0 && in1) {
+      store_pair(x, off0, off1);
+    } else {
       one_group(x);
       one_group(x + N);
-      continue;
-    }
-    const auto px = hn::GatherOffset(di2, base, hn::Combine(di2, off1, off0));
-    hn::Store(hn::BitCast(di2, hn::TableLookupBytesOr0(hn::BitCast(d8, px), pack3)), di2, packed);
-    uint8_t* dst = a.row + 3 * x;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(packed);
-    if (blocks == 0) {
-      std::memcpy(dst, bytes, 6 * N);  // less than one block: the shuffle packed it all
-    } else {
-      for (size_t b = 0; b < blocks; ++b) std::memcpy(dst + 12 * b, bytes + 16 * b, 12);
     }
   }
 #endif
