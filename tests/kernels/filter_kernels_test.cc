@@ -8,6 +8,8 @@
 //   - JpegDistort vs TurboJPEG's tjCompress2 (ISLOW DCT, 4:2:0) + tjDecompress2 (a separate API) at the
 //     same quality: identical bytes are expected.
 #include <gtest/gtest.h>
+
+#include <type_traits>
 #include <hwy/targets.h>
 #include <turbojpeg.h>
 #include <unistd.h>
@@ -339,6 +341,50 @@ TEST(Filter2DKernel, MatchesScalarReferenceForEveryBorderAnchorAndMode) {
         Filter2D(in.data(), DType::kUInt8, ImageGeom::HWC(h, w, c), u8.data(), DType::kUInt8, ImageGeom::HWC(oh, ow, c), p);
         for (size_t k = 0; k < ref.size(); ++k)
           ASSERT_LE(std::abs(u8[k] - std::clamp(std::nearbyint(ref[k]), 0.0, 255.0)), 1.0);
+      }
+}
+
+// HWC images take the interleaved path (rows of width * channels elements, SIMD taps); CHW planes
+// the per-channel path. Both must give the same values bit for bit: float, uint8 and int16
+// outputs, every border mode, anchors and "valid", widths that leave SIMD tails.
+TEST(Filter2DKernel, InterleavedAndPlanarPathsAgreeBitForBit) {
+  const int h = 23, w = 70, c = 3, kh = 3, kw = 4;
+  const auto in = RandomBytes(size_t(h * w * c), 8);
+  std::vector<uint8_t> planar(in.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int ch = 0; ch < c; ++ch) planar[(size_t(ch) * h + y) * w + x] = in[(size_t(y) * w + x) * c + ch];
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(-1.5f, 1.5f);
+  std::vector<float> f(size_t(kh * kw));
+  for (auto& x : f) x = u(rng);
+  f[5] = 0.f;  // a zero tap is skipped by both
+  auto to_hwc = [&](const auto& chw, int oh, int ow) {
+    std::remove_cvref_t<decltype(chw)> out(chw.size());
+    for (int y = 0; y < oh; ++y)
+      for (int x = 0; x < ow; ++x)
+        for (int ch = 0; ch < c; ++ch) out[(size_t(y) * ow + x) * c + ch] = chw[(size_t(ch) * oh + y) * ow + x];
+    return out;
+  };
+  for (BorderMode b : {BorderMode::kReflect101, BorderMode::kWrap, BorderMode::kClamp, BorderMode::kConstant})
+    for (auto [ay, ax] : {std::pair{1, 2}, std::pair{0, 3}})
+      for (bool valid : {false, true}) {
+        const FilterParams p{f.data(), kh, kw, ay, ax, b, 200.f, valid};
+        const int oh = valid ? h - kh + 1 : h, ow = valid ? w - kw + 1 : w;
+        const size_t n = size_t(oh * ow * c);
+        std::vector<float> f_hwc(n), f_chw(n);
+        Filter2D(in.data(), DType::kUInt8, ImageGeom::HWC(h, w, c), f_hwc.data(), DType::kFloat32, ImageGeom::HWC(oh, ow, c), p);
+        Filter2D(planar.data(), DType::kUInt8, ImageGeom::CHW(c, h, w), f_chw.data(), DType::kFloat32,
+                 ImageGeom::CHW(c, oh, ow), p);
+        ASSERT_EQ(f_hwc, to_hwc(f_chw, oh, ow)) << int(b) << " " << ay << ax << valid;
+        std::vector<uint8_t> u_hwc(n), u_chw(n);
+        Filter2D(in.data(), DType::kUInt8, ImageGeom::HWC(h, w, c), u_hwc.data(), DType::kUInt8, ImageGeom::HWC(oh, ow, c), p);
+        Filter2D(planar.data(), DType::kUInt8, ImageGeom::CHW(c, h, w), u_chw.data(), DType::kUInt8, ImageGeom::CHW(c, oh, ow), p);
+        ASSERT_EQ(u_hwc, to_hwc(u_chw, oh, ow)) << int(b) << " " << ay << ax << valid;
+        std::vector<int16_t> s_hwc(n), s_chw(n);
+        Filter2D(in.data(), DType::kUInt8, ImageGeom::HWC(h, w, c), s_hwc.data(), DType::kInt16, ImageGeom::HWC(oh, ow, c), p);
+        Filter2D(planar.data(), DType::kUInt8, ImageGeom::CHW(c, h, w), s_chw.data(), DType::kInt16, ImageGeom::CHW(c, oh, ow), p);
+        ASSERT_EQ(s_hwc, to_hwc(s_chw, oh, ow)) << int(b) << " " << ay << ax << valid;
       }
 }
 

@@ -93,6 +93,97 @@ void Filter2DTyped(const In* in, const ImageGeom& ig, Out* out, const ImageGeom&
   }
 }
 
+// Out from float for a whole row, with StoreSat's results (NaN -> 0, round to nearest even,
+// saturate): SIMD for uint8, and for the 16-bit types written without branches (a sharpening
+// filter's results fall outside the range at random, which a branch predicts badly).
+template <typename Out>
+void StoreSatRow(const float* a, Out* dst, int64_t n) {
+  if constexpr (std::is_same_v<Out, float>) {
+    std::copy(a, a + n, dst);
+  } else if constexpr (std::is_same_v<Out, uint8_t>) {
+    filter_detail::StoreRowU8(a, dst, n);
+  } else {
+    constexpr float lo = static_cast<float>(std::numeric_limits<Out>::min());
+    constexpr float hi = static_cast<float>(std::numeric_limits<Out>::max());
+    constexpr float kMagic = 12582912.0f;
+    for (int64_t e = 0; e < n; ++e) {
+      float v = a[e];
+      v = v == v ? v : 0.f;
+      v = v > lo - 1 ? v : lo - 1;
+      v = v < hi + 1 ? v : hi + 1;
+      v = (v + kMagic) - kMagic;
+      v = v > lo ? v : lo;
+      v = v < hi ? v : hi;
+      dst[e] = static_cast<Out>(static_cast<int32_t>(v));
+    }
+  }
+}
+
+// Padded row `sy` (< 0: the fill row) of an interleaved image, converted to float: the runs of
+// consecutive source columns (the whole interior) are one contiguous conversion.
+template <typename In>
+void PadRowInterleaved(const In* in, const ImageGeom& g, int64_t sy, const std::vector<int64_t>& xs, float fill,
+                       float* row) {
+  const int64_t wp = static_cast<int64_t>(xs.size()), c_n = g.channels;
+  if (sy < 0) {
+    std::fill(row, row + wp * c_n, fill);
+    return;
+  }
+  const In* src = in + sy * g.stride_y;
+  for (int64_t k = 0; k < wp;) {
+    const int64_t sx = xs[static_cast<size_t>(k)];
+    if (sx < 0) {
+      std::fill(row + k * c_n, row + (k + 1) * c_n, fill);
+      ++k;
+      continue;
+    }
+    int64_t run = 1;
+    while (k + run < wp && xs[static_cast<size_t>(k + run)] == sx + run) ++run;
+    const In* s = src + sx * c_n;
+    float* d = row + k * c_n;
+    for (int64_t e = 0; e < run * c_n; ++e) d[e] = static_cast<float>(s[e]);
+    k += run;
+  }
+}
+
+bool Interleaved(const ImageGeom& g) {
+  return g.stride_c == 1 && g.stride_x == g.channels && g.stride_y == g.width * g.channels;
+}
+
+// Filter2DTyped for interleaved (HWC) images, the common case: each tap is one multiply-add over
+// a whole row of width * channels elements, and the padded rows are kept in a ring of kh rows (each
+// converted once). The sums are Filter2DTyped's, term for term and in the same order.
+template <typename In, typename Out>
+void Filter2DInterleaved(const In* in, const ImageGeom& ig, Out* out, const ImageGeom& og, const FilterParams& p) {
+  const int64_t ay = p.valid ? 0 : p.anchor_y, ax = p.valid ? 0 : p.anchor_x;
+  const int64_t c_n = ig.channels;
+  const int64_t hp = og.height + p.kh - 1, wp = og.width + p.kw - 1, row_len = wp * c_n, ne = og.width * c_n;
+  const auto ys = IndexTable(-ay, hp, ig.height, p.border), xs = IndexTable(-ax, wp, ig.width, p.border);
+  std::vector<float> ring(static_cast<size_t>(p.kh * row_len)), acc(static_cast<size_t>(ne)), taps;
+  std::vector<const float*> rows;
+  auto slot = [&](int64_t r) { return ring.data() + (r % p.kh) * row_len; };
+  for (int64_t r = 0; r + 1 < p.kh; ++r) PadRowInterleaved(in, ig, ys[static_cast<size_t>(r)], xs, p.fill_value, slot(r));
+  for (int64_t y = 0; y < og.height; ++y) {
+    const int64_t last = y + p.kh - 1;
+    PadRowInterleaved(in, ig, ys[static_cast<size_t>(last)], xs, p.fill_value, slot(last));
+    taps.clear();
+    for (int i = 0; i < p.kh; ++i)
+      for (int j = 0; j < p.kw; ++j)
+        if (const float f = p.filter[i * p.kw + j]; f != 0.f) {
+          rows.push_back(slot(y + i) + j * c_n);
+          taps.push_back(f);
+        }
+    Out* dst = out + y * og.stride_y;
+    if constexpr (std::is_same_v<Out, uint8_t>) {
+      filter_detail::DenseRow(rows.data(), taps.data(), int(taps.size()), ne, nullptr, dst);
+    } else {
+      filter_detail::DenseRow(rows.data(), taps.data(), int(taps.size()), ne, acc.data(), nullptr);
+      StoreSatRow(acc.data(), dst, ne);
+    }
+    rows.clear();
+  }
+}
+
 template <typename In, typename Out>
 void SeparableTyped(const In* in, Out* out, const ImageGeom& g, const std::vector<float>& wy,
                     const std::vector<float>& wx, BorderMode border) {
@@ -306,7 +397,10 @@ void Filter2D(const void* in, DType in_type, const ImageGeom& in_geom, void* out
     using In = decltype(in_tag);
     VisitFilterType(out_type, [&](auto out_tag) {
       using Out = decltype(out_tag);
-      Filter2DTyped(static_cast<const In*>(in), in_geom, static_cast<Out*>(out), out_geom, p);
+      if (Interleaved(in_geom) && Interleaved(out_geom) && in_geom.channels == out_geom.channels)
+        Filter2DInterleaved(static_cast<const In*>(in), in_geom, static_cast<Out*>(out), out_geom, p);
+      else
+        Filter2DTyped(static_cast<const In*>(in), in_geom, static_cast<Out*>(out), out_geom, p);
     });
   });
 }
