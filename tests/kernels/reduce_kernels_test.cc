@@ -1,6 +1,8 @@
 // The reduction kernels against straightforward nested-loop references on a 3-D tensor, for every
 // combination of reduced axes.
 #include <gtest/gtest.h>
+#include <cstdint>
+#include <random>
 
 #include <cmath>
 #include <stdexcept>
@@ -33,6 +35,44 @@ void Reference(const std::vector<bool>& red, Fn&& fn) {
           if (!red[static_cast<size_t>(d)]) o = o * ext[d] + co[d];
         fn((a * B + b) * C + c, o);
       }
+}
+
+// Integer min/max over all elements, or over an image's pixels per channel, run as a block loop:
+// every pixel count around the block size, channel counts up to the block path's limit and past
+// it, uint8 and int16 with negative values.
+TEST(ReduceKernels, IntegerMinMaxPerChannelAndOverall) {
+  std::mt19937 rng(3);
+  for (int64_t c : {1, 2, 3, 4, 16, 17})
+    for (int64_t pixels : {0, 1, 15, 16, 17, 33, 200}) {
+      std::vector<uint8_t> u(static_cast<size_t>(pixels * c));
+      std::vector<int16_t> s(u.size());
+      for (size_t k = 0; k < u.size(); ++k) {
+        u[k] = static_cast<uint8_t>(rng());
+        s[k] = static_cast<int16_t>(rng());
+      }
+      const std::vector<int64_t> dims{pixels, c};
+      for (const std::vector<int64_t>& axes : {std::vector<int64_t>{0}, std::vector<int64_t>{}}) {
+        const ReducePlan plan = MakeReducePlan(dims, axes);
+        const size_t n = static_cast<size_t>(plan.OutputSize());
+        std::vector<uint8_t> umn(n), umx(n), ref_umn(n, 255), ref_umx(n, 0);
+        std::vector<int16_t> smn(n), smx(n), ref_smn(n, INT16_MAX), ref_smx(n, INT16_MIN);
+        ReduceMinMax<uint8_t>(plan, u, umn, false);
+        ReduceMinMax<uint8_t>(plan, u, umx, true);
+        ReduceMinMax<int16_t>(plan, s, smn, false);
+        ReduceMinMax<int16_t>(plan, s, smx, true);
+        for (size_t k = 0; k < u.size(); ++k) {
+          const size_t o = axes.empty() ? 0 : k % static_cast<size_t>(c);
+          ref_umn[o] = std::min(ref_umn[o], u[k]);
+          ref_umx[o] = std::max(ref_umx[o], u[k]);
+          ref_smn[o] = std::min(ref_smn[o], s[k]);
+          ref_smx[o] = std::max(ref_smx[o], s[k]);
+        }
+        EXPECT_EQ(umn, ref_umn) << c << " " << pixels;
+        EXPECT_EQ(umx, ref_umx) << c << " " << pixels;
+        EXPECT_EQ(smn, ref_smn) << c << " " << pixels;
+        EXPECT_EQ(smx, ref_smx) << c << " " << pixels;
+      }
+    }
 }
 
 TEST(ReduceKernels, EveryAxisCombinationMatchesReference) {

@@ -30,24 +30,34 @@ struct ReducePlan {
 // std::invalid_argument naming the bad axis (out of range, or repeated).
 ReducePlan MakeReducePlan(std::span<const int64_t> dims, std::span<const int64_t> axes);
 
+// The axes of a plan with adjacent axes reduced alike merged and extent-1 axes dropped: an HWC image
+// reduced over H and W is {H * W (reduced), C (kept)}.
+struct MergedAxes {
+  std::vector<int64_t> dims;
+  std::vector<bool> red;
+};
+inline MergedAxes MergeAxes(const ReducePlan& plan) {
+  MergedAxes m;
+  for (size_t d = 0; d < plan.dims.size(); ++d) {
+    if (plan.dims[d] == 1) continue;
+    if (!m.dims.empty() && m.red.back() == plan.reduced[d]) m.dims.back() *= plan.dims[d];
+    else {
+      m.dims.push_back(plan.dims[d]);
+      m.red.push_back(plan.reduced[d]);
+    }
+  }
+  return m;
+}
+
 // Calls fn(in_index, out_index) for every input element, in input order. Adjacent axes reduced
-// alike are merged first (extent-1 axes dropped), so the loops are as few and as long as the
-// layout allows: an HWC image reduced over H and W is one loop over pixels and one over channels.
+// alike are merged first (MergeAxes), so the loops are as few and as long as the layout allows: an
+// HWC image reduced over H and W is one loop over pixels and one over channels.
 template <typename Fn>
 void ForEachReduced(const ReducePlan& plan, Fn&& fn) {
   int64_t total = 1;
   for (int64_t d : plan.dims) total *= d;
   if (total == 0) return;
-  std::vector<int64_t> dims;
-  std::vector<bool> red;
-  for (size_t d = 0; d < plan.dims.size(); ++d) {
-    if (plan.dims[d] == 1) continue;
-    if (!dims.empty() && red.back() == plan.reduced[d]) dims.back() *= plan.dims[d];
-    else {
-      dims.push_back(plan.dims[d]);
-      red.push_back(plan.reduced[d]);
-    }
-  }
+  auto [dims, red] = MergeAxes(plan);
   if (dims.empty()) {  // a single element
     fn(int64_t{0}, int64_t{0});
     return;
@@ -112,10 +122,47 @@ void ReduceSum(const ReducePlan& plan, std::span<const In> in, std::span<Acc> ou
   });
 }
 
+// Integer min/max over {n pixels (reduced), c channels (kept)}: a block of kPixels pixels'
+// worth of running values, updated element-wise (the compiler vectorizes it), folded per channel at
+// the end. Order does not matter for integers.
+template <typename T, bool kMax>
+void MinMaxInterleaved(const T* in, int64_t n, int64_t c, T* out) {
+  constexpr int64_t kPixels = 16;
+  T acc[kPixels * 16];
+  const int64_t block = kPixels * c;
+  std::fill(acc, acc + block, kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+  int64_t p = 0;
+  for (; p + kPixels <= n; p += kPixels) {
+    const T* x = in + p * c;
+    for (int64_t k = 0; k < block; ++k) acc[k] = kMax ? (x[k] > acc[k] ? x[k] : acc[k]) : (x[k] < acc[k] ? x[k] : acc[k]);
+  }
+  for (int64_t k = 0; k < block; ++k) {
+    T& r = out[k % c];
+    r = kMax ? std::max(r, acc[k]) : std::min(r, acc[k]);
+  }
+  for (; p < n; ++p)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      T& r = out[ch];
+      r = kMax ? std::max(r, in[p * c + ch]) : std::min(r, in[p * c + ch]);
+    }
+}
+
 // out[o] = min (or max) of the group; empty groups give T's max (min), as an identity.
 template <typename T>
 void ReduceMinMax(const ReducePlan& plan, std::span<const T> in, std::span<T> out, bool is_max) {
   std::fill(out.begin(), out.end(), is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+  if constexpr (std::is_integral_v<T>) {
+    // Every element, or an image's pixels per channel: the block loop.
+    const MergedAxes m = MergeAxes(plan);
+    const bool all = m.dims.size() == 1 && m.red[0];
+    const bool per_channel = m.dims.size() == 2 && m.red[0] && !m.red[1] && m.dims[1] <= 16;
+    if (all || per_channel) {
+      const int64_t n = m.dims[0], c = all ? 1 : m.dims[1];
+      if (is_max) MinMaxInterleaved<T, true>(in.data(), n, c, out.data());
+      else MinMaxInterleaved<T, false>(in.data(), n, c, out.data());
+      return;
+    }
+  }
   ForEachReduced(plan, [&](int64_t i, int64_t o) {
     T& r = out[static_cast<size_t>(o)];
     const T v = in[static_cast<size_t>(i)];
