@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/filter/dense_row_hwy.h"
 #include "kernels/filter/separable_u8_hwy.h"
 #include "sluice/error.h"
 

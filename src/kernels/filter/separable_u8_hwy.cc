@@ -341,80 +341,6 @@ void SeparableU8FixedInterleavedImpl(const SeparableU8FixedArgs& a) {
   }
 }
 
-// One output row of a dense filter: acc[e] = 0 + w[0] * rows[0][e] + w[1] * rows[1][e] + ... (each
-// product then its sum: never fused), kept in registers across the taps; then either stored as
-// float (out8 == nullptr) or converted as StoreRowU8 into out8.
-void DenseRowImpl(const float* const* rows, const float* w, int taps, int64_t n, float* acc, uint8_t* out8) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<uint8_t, decltype(df)> d8;
-  const auto N = static_cast<int64_t>(hn::Lanes(df));
-  const auto lo = hn::Set(df, -1.0f), hi = hn::Set(df, 256.0f);
-  auto put = [&](hn::Vec<decltype(df)> v, int64_t at) {
-    if (out8) {
-      v = hn::IfThenElseZero(hn::Eq(v, v), v);
-      hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi))), d8, out8 + at);
-    } else {
-      hn::StoreU(v, df, acc + at);
-    }
-  };
-  int64_t e = 0;
-  for (; e + 4 * N <= n; e += 4 * N) {
-    auto a0 = hn::Zero(df), a1 = a0, a2 = a0, a3 = a0;
-    for (int t = 0; t < taps; ++t) {
-      const auto f = hn::Set(df, w[t]);
-      const float* r = rows[t] + e;
-      a0 = hn::Add(a0, hn::Mul(f, hn::LoadU(df, r)));
-      a1 = hn::Add(a1, hn::Mul(f, hn::LoadU(df, r + N)));
-      a2 = hn::Add(a2, hn::Mul(f, hn::LoadU(df, r + 2 * N)));
-      a3 = hn::Add(a3, hn::Mul(f, hn::LoadU(df, r + 3 * N)));
-    }
-    put(a0, e);
-    put(a1, e + N);
-    put(a2, e + 2 * N);
-    put(a3, e + 3 * N);
-  }
-  for (; e + N <= n; e += N) {
-    auto a = hn::Zero(df);
-    for (int t = 0; t < taps; ++t) a = hn::Add(a, hn::Mul(hn::Set(df, w[t]), hn::LoadU(df, rows[t] + e)));
-    put(a, e);
-  }
-  for (; e < n; ++e) {
-    float a = 0.f;
-    for (int t = 0; t < taps; ++t) a += w[t] * rows[t][e];
-    if (out8) {
-      a = a == a ? a : 0.f;
-      a = a > -1.f ? a : -1.f;
-      a = a < 256.f ? a : 256.f;
-      const float r = std::nearbyint(a);
-      out8[e] = static_cast<uint8_t>(r < 0.f ? 0 : r > 255.f ? 255 : static_cast<int>(r));
-    } else {
-      acc[e] = a;
-    }
-  }
-}
-
-// A float row to uint8 as convolution.cc's StoreSat: NaN -> 0, round to nearest even, saturate.
-void StoreRowU8Impl(const float* HWY_RESTRICT a, uint8_t* HWY_RESTRICT out, int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<uint8_t, decltype(df)> d8;
-  const auto n_lanes = static_cast<int64_t>(hn::Lanes(df));
-  const auto lo = hn::Set(df, -1.0f), hi = hn::Set(df, 256.0f);
-  int64_t e = 0;
-  for (; e + n_lanes <= n; e += n_lanes) {
-    auto v = hn::LoadU(df, a + e);
-    v = hn::IfThenElseZero(hn::Eq(v, v), v);
-    hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi))), d8, out + e);
-  }
-  for (; e < n; ++e) {
-    float v = a[e];
-    v = v == v ? v : 0.f;
-    v = v > -1.f ? v : -1.f;
-    v = v < 256.f ? v : 256.f;
-    const float r = std::nearbyint(v);
-    out[e] = static_cast<uint8_t>(r < 0.f ? 0 : r > 255.f ? 255 : static_cast<int>(r));
-  }
-}
-
 }  // namespace HWY_NAMESPACE
 }  // namespace sluice::kernels::filter_detail
 HWY_AFTER_NAMESPACE();
@@ -422,12 +348,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace sluice::kernels::filter_detail {
 HWY_EXPORT(SeparableU8InterleavedImpl);
-HWY_EXPORT(StoreRowU8Impl);
-HWY_EXPORT(DenseRowImpl);
-void DenseRow(const float* const* rows, const float* w, int taps, int64_t n, float* acc, uint8_t* out8) {
-  HWY_DYNAMIC_DISPATCH(DenseRowImpl)(rows, w, taps, n, acc, out8);
-}
-void StoreRowU8(const float* a, uint8_t* out, int64_t n) { HWY_DYNAMIC_DISPATCH(StoreRowU8Impl)(a, out, n); }
 HWY_EXPORT(SeparableU8FixedInterleavedImpl);
 void SeparableU8Interleaved(const SeparableU8Args& a) { HWY_DYNAMIC_DISPATCH(SeparableU8InterleavedImpl)(a); }
 void SeparableU8FixedInterleaved(const SeparableU8FixedArgs& a) {
