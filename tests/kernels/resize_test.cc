@@ -118,6 +118,52 @@ TEST(Resize, FloatPathMatchesDoubleReference) {
   }
 }
 
+// Without antialiasing a strong downscale reads only some intermediate rows, and the horizontal
+// pass computes only those (resize_rows.h): uint8 RGB and float, whole images and windows, at 1/4
+// and 1/2.7, against the float path rounded and the double-precision reference.
+TEST(Resize, NoAntialiasDownscaleSkipsUnreadRowsWithTheSameResult) {
+  std::mt19937 rng(12);
+  const int H = 173, W = 241, C = 3;
+  std::vector<uint8_t> in(size_t(H) * W * C);
+  for (auto& v : in) v = uint8_t(rng());
+  std::vector<float> inf(in.begin(), in.end());
+  for (auto [oh, ow] : {std::pair{43, 60}, std::pair{64, 89}}) {
+    ResizeParams p;
+    p.min_filter = p.mag_filter = ResizeFilter::kLinear;
+    p.antialias = false;
+    std::vector<uint8_t> out8(size_t(oh) * ow * C);
+    std::vector<float> outf(out8.size());
+    Resize(in.data(), H, W, C, out8.data(), oh, ow, p);
+    Resize(inf.data(), H, W, C, outf.data(), oh, ow, p);
+    auto wx = RefWeights(W, 0, W, ow, p.min_filter, false), wy = RefWeights(H, 0, H, oh, p.min_filter, false);
+    double maxerr = 0;
+    for (int y = 0; y < oh; ++y)
+      for (int x = 0; x < ow; ++x)
+        for (int c = 0; c < C; ++c) {
+          double acc = 0;
+          for (auto [sy, ky] : wy[size_t(y)])
+            for (auto [sx, kx] : wx[size_t(x)]) acc += ky * kx * in[(size_t(sy) * W + sx) * C + c];
+          const size_t i = (size_t(y) * ow + x) * C + c;
+          maxerr = std::max(maxerr, std::fabs(acc - outf[i]));
+          ASSERT_LE(std::abs(int(out8[i]) - int(std::nearbyint(acc))), 1) << oh << "x" << ow << " at " << i;
+        }
+    EXPECT_LT(maxerr, 2e-3) << oh << "x" << ow;
+    // The same output from a window holding only rows 30-160 and columns 10-230 of the image, for
+    // the output rows and columns that window covers (ResizeWindow leaves the others zero).
+    std::vector<uint8_t> win(size_t(131) * 221 * C);
+    for (int y = 0; y < 131; ++y) std::memcpy(&win[size_t(y) * 221 * C], &in[(size_t(y + 30) * W + 10) * C], 221 * C);
+    std::vector<uint8_t> outw(out8.size());
+    const ResizeComputed r = ResizeWindow(win.data(), 131, 221, C, ResizeInputWindow{30, 10, H, W}, outw.data(), oh, ow, p);
+    ASSERT_GT(r.rows.end - r.rows.begin, 0);
+    for (int y = r.rows.begin; y < r.rows.end; ++y)
+      for (int x = r.cols.begin; x < r.cols.end; ++x)
+        for (int c = 0; c < C; ++c) {
+          const size_t i = (size_t(y) * ow + x) * C + c;
+          ASSERT_EQ(outw[i], out8[i]) << "window, " << oh << "x" << ow << " at " << x << "," << y;
+        }
+  }
+}
+
 TEST(Resize, Uint8AgreesWithFloatPathAllChannelCounts) {
   std::mt19937 rng(3);
   const int H = 60, W = 75;

@@ -11,6 +11,7 @@
 
 #include "kernels/resize/resample_coeffs.h"
 #include "kernels/resize/resize_hwy.h"
+#include "kernels/resize/resize_rows.h"
 #include "kernels/resize/resize_scratch.h"
 #include "sluice/error.h"
 
@@ -99,7 +100,8 @@ void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, 
   TAcc* row = Grow(row_v, size_t(in_w) * size_t(C));
 
   Horz(HorzArgs<TIn, TAcc, TMid>{in + size_t(s.cy.first) * in_pitch, in_pitch, in_w * C, rows, offs, xc, xt, C, ne,
-                                 mid, size_t(ne), row});
+                                 mid, size_t(ne), row,
+                                 ReadRowMask(yc, ystart, yt, out_h, rows, s.row_read)});
   Vert(VertArgs<TMid, TAcc, TOut>{mid, size_t(ne), ne, ystart, yc, yt, out_h, out, size_t(ne)});
 }
 

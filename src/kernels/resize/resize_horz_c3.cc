@@ -40,7 +40,8 @@ HorzC3Args HorzC3Table(const HorzArgs<uint8_t, int32_t, uint8_t>& a, HorzC3Scrat
             }
   }
   return HorzC3Args{a.in,      a.in_pitch, a.rows, s.start.data(), s.table.data(), s.group_ok.data(), windows, groups,
-                    out_w,     a.offs,     a.coef, a.taps,         a.out_elems,    a.out,            a.out_pitch};
+                    out_w,     a.offs,     a.coef, a.taps,         a.out_elems,    a.out,            a.out_pitch,
+                    a.row_mask};
 }
 
 }  // namespace sluice::kernels::resize_detail

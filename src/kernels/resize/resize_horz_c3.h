@@ -34,6 +34,7 @@ struct HorzC3Args {
   int taps, out_elems;
   uint8_t* out;
   size_t out_pitch;
+  const uint8_t* row_mask;  // as HorzArgs
 };
 
 struct HorzC3Scratch {

@@ -76,6 +76,7 @@ void HorzT(const HorzArgs<TIn, TAcc, TOut>& a) {
   const size_t ne = size_t(a.out_elems);
   const TAcc init = std::is_same_v<TAcc, int32_t> ? TAcc(kRound) : TAcc(0);
   for (int r = 0; r < a.rows; ++r) {
+    if (a.row_mask && !a.row_mask[r]) continue;
     WidenRow<TAcc>(a.in + size_t(r) * a.in_pitch, size_t(a.in_elems), a.row);
     TOut* HWY_RESTRICT dst = a.out + size_t(r) * a.out_pitch;
     size_t j = 0;
@@ -173,6 +174,7 @@ bool HorzU8C3Impl(const HorzC3Args& a) {
   const int W = a.windows;
   alignas(16) uint8_t tmp[32];
   for (int r = 0; r < a.rows; ++r) {
+    if (a.row_mask && !a.row_mask[r]) continue;
     const uint8_t* HWY_RESTRICT src = a.in + size_t(r) * a.in_pitch;
     uint8_t* HWY_RESTRICT dst = a.out + size_t(r) * a.out_pitch;
     for (int g = 0; g < a.groups; ++g) {

@@ -23,6 +23,7 @@ struct HorzArgs {
   TOut* out;
   size_t out_pitch;  // elements
   TAcc* row;
+  const uint8_t* row_mask = nullptr;  // rows entries: compute only rows with a non-zero entry (null: all)
 };
 
 // Vertical pass: output row y = sum_k coef[y*taps + k] * in row (start[y] + k).

@@ -15,6 +15,7 @@ struct ResizeScratch {
   std::vector<int32_t> offs, ystart, xcoef_i, ycoef_i, row_i;
   std::vector<float> xcoef_f, ycoef_f, row_f, mid_f;
   std::vector<uint8_t> mid_u8;
+  std::vector<uint8_t> row_read;  // ReadRowMask
 };
 
 inline ResizeScratch& GetScratch() {

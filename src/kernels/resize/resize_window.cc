@@ -11,6 +11,7 @@
 
 #include "kernels/resize/resample_coeffs.h"
 #include "kernels/resize/resize_hwy.h"
+#include "kernels/resize/resize_rows.h"
 #include "kernels/resize/resize_scratch.h"
 #include "sluice/error.h"
 
@@ -123,7 +124,8 @@ ResizeComputed WindowImpl(const TIn* in, int in_h, int in_w, int C, const Resize
   TMid* mid = Grow(mid_v, size_t(rows) * size_t(ne));
   TAcc* row = Grow(row_v, size_t(in_w) * size_t(C));
   Horz(HorzArgs<TIn, TAcc, TMid>{in + size_t(row_first - win.y) * in_pitch, in_pitch, in_w * C, rows, offs, xc, xt, C,
-                                 ne, mid, size_t(ne), row});
+                                 ne, mid, size_t(ne), row,
+                                 ReadRowMask(yc, ystart, yt, oh, rows, s.row_read)});
   Vert(VertArgs<TMid, TAcc, TOut>{mid, size_t(ne), ne, ystart, yc, yt, oh, out0, out_pitch});
   return r;
 }
