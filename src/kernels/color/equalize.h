@@ -2,7 +2,7 @@
 // with hist the channel's histogram, i0 its first non-empty bin and total its number of values,
 //   lut[v] = round((cdf(v) - hist[i0]) * (255 / (total - hist[i0])))  (float32, as OpenCV)
 // for v > i0, lut[i0] = 0; a channel with one value (hist[i0] == total) is left unchanged.
-// Thread-safety: reentrant, allocates nothing. In-place use (in == out) is allowed.
+// Thread-safety: reentrant; Equalize allocates a few KiB of counters. In-place use (in == out) is allowed.
 #pragma once
 #include <cstdint>
 
