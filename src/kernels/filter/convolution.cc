@@ -95,14 +95,12 @@ void Filter2DTyped(const In* in, const ImageGeom& ig, Out* out, const ImageGeom&
 }
 
 // Out from float for a whole row, with StoreSat's results (NaN -> 0, round to nearest even,
-// saturate): SIMD for uint8, and for the 16-bit types written without branches (a sharpening
-// filter's results fall outside the range at random, which a branch predicts badly).
+// saturate), written without branches: a sharpening filter's results fall outside the range at
+// random, which a branch predicts badly. (uint8 rows are converted by DenseRow itself.)
 template <typename Out>
 void StoreSatRow(const float* a, Out* dst, int64_t n) {
   if constexpr (std::is_same_v<Out, float>) {
     std::copy(a, a + n, dst);
-  } else if constexpr (std::is_same_v<Out, uint8_t>) {
-    filter_detail::StoreRowU8(a, dst, n);
   } else {
     constexpr float lo = static_cast<float>(std::numeric_limits<Out>::min());
     constexpr float hi = static_cast<float>(std::numeric_limits<Out>::max());

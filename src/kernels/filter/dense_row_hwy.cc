@@ -25,7 +25,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // One output row of a dense filter: acc[e] = 0 + w[0] * rows[0][e] + w[1] * rows[1][e] + ... (each
 // product then its sum: never fused), kept in registers across the taps; then either stored as
-// float (out8 == nullptr) or converted as StoreRowU8 into out8.
+// float (out8 == nullptr) or converted to uint8 as convolution.cc's StoreSat (NaN -> 0, round to
+// nearest even, saturate) into out8.
 void DenseRowImpl(const float* const* rows, const float* w, int taps, int64_t n, float* acc, uint8_t* out8) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint8_t, decltype(df)> d8;
@@ -75,37 +76,13 @@ void DenseRowImpl(const float* const* rows, const float* w, int taps, int64_t n,
   }
 }
 
-// A float row to uint8 as convolution.cc's StoreSat: NaN -> 0, round to nearest even, saturate.
-void StoreRowU8Impl(const float* HWY_RESTRICT a, uint8_t* HWY_RESTRICT out, int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<uint8_t, decltype(df)> d8;
-  const auto n_lanes = static_cast<int64_t>(hn::Lanes(df));
-  const auto lo = hn::Set(df, -1.0f), hi = hn::Set(df, 256.0f);
-  int64_t e = 0;
-  for (; e + n_lanes <= n; e += n_lanes) {
-    auto v = hn::LoadU(df, a + e);
-    v = hn::IfThenElseZero(hn::Eq(v, v), v);
-    hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi))), d8, out + e);
-  }
-  for (; e < n; ++e) {
-    float v = a[e];
-    v = v == v ? v : 0.f;
-    v = v > -1.f ? v : -1.f;
-    v = v < 256.f ? v : 256.f;
-    const float r = std::nearbyint(v);
-    out[e] = static_cast<uint8_t>(r < 0.f ? 0 : r > 255.f ? 255 : static_cast<int>(r));
-  }
-}
-
 }  // namespace HWY_NAMESPACE
 }  // namespace sluice::kernels::filter_detail
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace sluice::kernels::filter_detail {
-HWY_EXPORT(StoreRowU8Impl);
 HWY_EXPORT(DenseRowImpl);
-void StoreRowU8(const float* a, uint8_t* out, int64_t n) { HWY_DYNAMIC_DISPATCH(StoreRowU8Impl)(a, out, n); }
 void DenseRow(const float* const* rows, const float* w, int taps, int64_t n, float* acc, uint8_t* out8) {
   HWY_DYNAMIC_DISPATCH(DenseRowImpl)(rows, w, taps, n, acc, out8);
 }
