@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "kernels/crop_mirror_normalize.h"
+#include "kernels/crop_mirror_normalize/crop_mirror_normalize.h"
 
 namespace {
 using namespace sluice::kernels;

@@ -6,8 +6,8 @@
 #include <random>
 
 #include "bench_kernels_common.h"
+#include "kernels/crop/random_crop_window.h"
 #include "kernels/decode/image_decoder.h"
-#include "kernels/random_crop_window.h"
 
 namespace {
 using namespace sluice::kernels;

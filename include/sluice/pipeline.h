@@ -13,6 +13,7 @@
 
 #include <sluice/dtype.h>
 #include <sluice/error.h>
+#include <sluice/external_sample.h>
 #include <sluice/memory_config.h>
 #include <sluice/reader_meta.h>
 #include <sluice/sample_error.h>
@@ -215,11 +216,7 @@ class Pipeline {
   std::vector<Batch> Outputs();
 
   // external_source: queues one batch of host samples for the named external_source operator.
-  struct ExternalSample {
-    const void* data;
-    TensorShape shape;
-    DType dtype;
-  };
+  using ExternalSample = sluice::ExternalSample;  // sluice/external_sample.h
   void FeedInput(const std::string& op_name, const std::vector<ExternalSample>& samples,
                  const std::string& layout = "");
 

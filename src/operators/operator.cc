@@ -6,6 +6,10 @@
 
 namespace sluice {
 
+bool SameShapes(const std::vector<TensorShape>& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [&](const TensorShape& t) { return t == s[0]; });
+}
+
 Operator::Operator(const OpSpec& spec) : spec_(spec), schema_(OperatorRegistry::Get().Find(spec.op)) {}
 
 const Value* Operator::FindArgValue(const std::string& name) const {

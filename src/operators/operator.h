@@ -30,6 +30,9 @@ struct OutputDesc {
   bool contiguous = false;  // one buffer for the batch (cheap hand-off of dense batches)
 };
 
+// True if the batch is non-empty and every sample has the same shape (a contiguous output).
+bool SameShapes(const std::vector<TensorShape>& shapes);
+
 class Operator {
  public:
   // `spec` has been validated against the schema: arguments the user gave are coerced to the
@@ -101,6 +104,15 @@ class Operator {
 
   OpSpec spec_;
   const OpSchema* schema_ = nullptr;
+};
+
+// Reads an OpSpec's constant arguments with the schema's defaults (Operator's accessors), for
+// schema hooks that get a spec rather than a running operator (RegionMapFn, MinInputSizeFn).
+// Never set up or run.
+class SpecArgs final : public Operator {
+ public:
+  using Operator::Operator;
+  std::vector<OutputDesc> Setup(Workspace&) override { return {}; }
 };
 
 // The factory of an operator class constructed from its spec, for OpSchema::Factory.

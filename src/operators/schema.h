@@ -13,7 +13,7 @@
 #include <sluice/dtype.h>
 #include <sluice/value.h>
 
-#include "kernels/crop_window.h"
+#include "kernels/crop/crop_window.h"
 #include "operators/op_spec.h"
 
 namespace sluice {
@@ -108,7 +108,7 @@ class RegionMap {
 // arguments, an output that is not exact over a window of its input, ...).
 using RegionMapFn = std::function<std::shared_ptr<const RegionMap>(const OpSpec&)>;
 // A producer that can produce only a window of its output (a decoder): `rule_arg` (a string
-// list) receives its consumers' specs (operators/image/roi_rule.h), from which it finds each
+// list) receives its consumers' specs (operators/decoder/roi_rule.h), from which it finds each
 // sample's window, and `enable_arg` (bool) lets the user turn the pass off.
 struct WindowedOutput {
   std::string rule_arg;
@@ -116,7 +116,7 @@ struct WindowedOutput {
 };
 // An operator that does the work of a chain of operators in one step per sample (a fusion): the
 // chain's operator names, producer first, each read by the next as its only consumer; the
-// string-list argument that receives their specs (operators/image/roi_rule.h's EncodeSpec), and
+// string-list argument that receives their specs (operators/op_spec_encoding.h), and
 // the one that receives each one's per-sample argument names (comma-separated). The pass
 // (pipeline/operator_fusion.h) replaces such chains when the check passes.
 struct FusedChain {

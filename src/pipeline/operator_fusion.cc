@@ -4,7 +4,7 @@
 #include <optional>
 #include <set>
 
-#include "operators/image/roi_rule.h"
+#include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
 
 namespace sluice {

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "operators/image/roi_rule.h"
+#include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
 
 namespace sluice {

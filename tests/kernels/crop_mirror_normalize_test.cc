@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/crop_mirror_normalize.h"
+#include "kernels/crop_mirror_normalize/crop_mirror_normalize.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/random_crop_window.h"
+#include "kernels/crop/random_crop_window.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

@@ -5,10 +5,10 @@
 #include <numeric>
 #include <random>
 
-#include "kernels/cast.h"
-#include "kernels/crop.h"
-#include "kernels/flip.h"
-#include "kernels/transpose.h"
+#include "kernels/crop/crop.h"
+#include "kernels/crop/flip.h"
+#include "kernels/tensor/cast.h"
+#include "kernels/tensor/transpose.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

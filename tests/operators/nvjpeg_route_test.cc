@@ -5,7 +5,7 @@
 #include <turbojpeg.h>
 
 #include "op_test_util.h"
-#include "operators/image/nvjpeg_route.h"
+#include "operators/decoder/nvjpeg_route.h"
 
 namespace sluice {
 namespace {

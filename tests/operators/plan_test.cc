@@ -5,10 +5,12 @@
 
 #include <map>
 
-#include "operators/image/cmn_plan.h"
-#include "operators/image/geometry_plan.h"
+#include "operators/image/crop_mirror_normalize_plan.h"
+#include "operators/image/crop_plan.h"
 #include "operators/image/resize_plan.h"
 #include "operators/registry.h"
+#include "operators/tensor/cast_plan.h"
+#include "operators/tensor/transpose_plan.h"
 
 namespace sluice {
 namespace {

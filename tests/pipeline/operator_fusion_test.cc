@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "operators/image/roi_rule.h"
+#include "operators/op_spec_encoding.h"
 #include "pipeline/graph.h"  // ValidateSpec
 #include "pipeline/operator_fusion.h"
 #include "pipeline_test_util.h"

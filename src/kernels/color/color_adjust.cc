@@ -7,9 +7,9 @@
 #include <numbers>
 #include <type_traits>
 
-#include "kernels/cast.h"
 #include "kernels/color/color_affine_hwy.h"
 #include "kernels/color/color_matrix_hwy.h"
+#include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cast.h"
 #include "kernels/color/color_space_hwy.h"
+#include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

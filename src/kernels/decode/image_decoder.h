@@ -18,7 +18,7 @@
 #include <optional>
 #include <span>
 
-#include "kernels/crop_window.h"
+#include "kernels/crop/crop_window.h"
 
 namespace sluice::kernels {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 
 namespace sluice::kernels {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 
 namespace sluice::kernels {
 

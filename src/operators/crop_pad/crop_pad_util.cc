@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 
 namespace sluice {
 

@@ -6,8 +6,8 @@
 // num_threads; DALI's GPU random states are not reproduced.
 #include <cstring>
 
-#include "kernels/cast.h"
 #include "kernels/slice/jitter.h"
+#include "kernels/tensor/cast.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 

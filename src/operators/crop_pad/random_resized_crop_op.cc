@@ -6,7 +6,7 @@
 // (Workspace::SampleRng), so results do not depend on num_threads.
 #include <algorithm>
 
-#include "kernels/random_crop_window.h"
+#include "kernels/crop/random_crop_window.h"
 #include "kernels/resize/resize.h"
 #include "operators/crop_pad/crop_pad_util.h"
 #include "operators/image/resize_plan.h"

@@ -6,7 +6,7 @@
 // own so neighbouring slices tile); out_of_bounds_policy decides what happens outside the input.
 #include <cmath>
 
-#include "kernels/crop_window.h"
+#include "kernels/crop/crop_window.h"
 #include "operators/crop_pad/crop_pad_util.h"
 #include "operators/image/crop_args.h"
 #include "operators/registry.h"

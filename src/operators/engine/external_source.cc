@@ -8,7 +8,7 @@ namespace sluice {
 
 ExternalSource::ExternalSource(const OpSpec& spec) : Operator(spec) {}
 
-void ExternalSource::Feed(const std::vector<Pipeline::ExternalSample>& samples, const std::string& layout,
+void ExternalSource::Feed(const std::vector<ExternalSample>& samples, const std::string& layout,
                           const MemoryConfig& cfg) {
   if (samples.empty()) ThrowArgError("", "fed an empty batch");
   const DType dtype = samples[0].dtype;

@@ -3,7 +3,8 @@
 #include <deque>
 #include <mutex>
 
-#include <sluice/pipeline.h>
+#include <sluice/external_sample.h>
+#include <sluice/memory_config.h>
 
 #include "operators/operator.h"
 
@@ -15,7 +16,7 @@ class ExternalSource : public Operator {
  public:
   explicit ExternalSource(const OpSpec& spec);
   // Copies the samples into a queued batch (the caller's memory may be reused right after).
-  void Feed(const std::vector<Pipeline::ExternalSample>& samples, const std::string& layout, const MemoryConfig& cfg);
+  void Feed(const std::vector<ExternalSample>& samples, const std::string& layout, const MemoryConfig& cfg);
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override {}
 

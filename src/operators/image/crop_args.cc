@@ -4,7 +4,6 @@
 
 #include <sluice/error.h>
 
-#include "operators/image/roi_rule.h"
 #include "operators/operator.h"
 
 namespace sluice {

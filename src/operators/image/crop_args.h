@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/crop_window.h"
+#include "kernels/crop/crop_window.h"
 #include "operators/schema.h"
 
 namespace sluice {

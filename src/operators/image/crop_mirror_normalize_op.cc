@@ -1,6 +1,6 @@
 // crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass.
-#include "operators/image/cmn_plan.h"
 #include "operators/image/crop_args.h"
+#include "operators/image/crop_mirror_normalize_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 

@@ -9,12 +9,12 @@
 #include <optional>
 #include <sstream>
 
-#include "kernels/crop_mirror_normalize.h"
+#include "kernels/crop_mirror_normalize/crop_mirror_normalize.h"
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_window.h"
-#include "operators/image/cmn_plan.h"
+#include "operators/image/crop_mirror_normalize_plan.h"
 #include "operators/image/resize_plan.h"
-#include "operators/image/roi_rule.h"
+#include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
 
 namespace sluice {

@@ -5,7 +5,6 @@
 
 #include "kernels/resize/resize_window.h"
 #include "operators/image/resize_plan.h"
-#include "operators/image/roi_rule.h"
 
 namespace sluice {
 namespace {

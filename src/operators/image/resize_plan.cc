@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "operators/image/geometry_plan.h"
 
 namespace sluice {
 namespace {

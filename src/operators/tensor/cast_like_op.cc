@@ -1,5 +1,5 @@
 // cast_like: converts the first input to the type of the second (DALI's cast_like).
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 

@@ -2,7 +2,7 @@
 // zeros_like, ones_like). full/full_like broadcast fill_value to the output shape by NumPy's rules.
 #include <cstring>
 
-#include "kernels/cast.h"
+#include "kernels/tensor/cast.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 

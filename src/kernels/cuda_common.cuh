@@ -1,0 +1,54 @@
+// What every .cu file of the kernel families shares: float16 storage on the device, the CPU's
+// conversion rules on the device (kernels/tensor/saturate_cast.h, dtype.cc's float16), and the
+// batched-launch helpers. Device code only (included by .cu files).
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <sluice/error.h>
+
+#include "kernels/tensor/saturate_cast.h"
+
+namespace sluice::kernels::cuda {
+
+// float16 storage on the device (bits of IEEE binary16), like sluice::float16.
+struct Half {
+  uint16_t bits;
+};
+
+__device__ __forceinline__ Half FloatToHalf(float f) {
+  if (f != f) {  // NaN: the CPU conversion keeps the sign and sets the quiet bit
+    const uint32_t x = __float_as_uint(f);
+    return Half{static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7e00u)};
+  }
+  return Half{__half_as_ushort(__float2half_rn(f))};
+}
+__device__ __forceinline__ float HalfToFloat(Half h) { return __half2float(__ushort_as_half(h.bits)); }
+
+// kernels::ConvertSaturate, on the device: Half widened to float / narrowed from float around the
+// host's own rules (kernels/tensor/saturate_cast.h).
+template <typename To, typename From>
+__device__ __forceinline__ To ConvertSat(From from) {
+  if constexpr (std::is_same_v<From, Half>) return ConvertSat<To>(HalfToFloat(from));
+  else if constexpr (std::is_same_v<To, Half>) return FloatToHalf(SaturateArithmetic<float>(from));
+  else return SaturateArithmetic<To>(from);
+}
+
+// Grid for a batched launch: blockIdx.y is the sample, blockIdx.x strides over its elements.
+inline dim3 BatchGrid(int64_t max_elements, int num_samples, int block) {
+  int64_t bx = (max_elements + block - 1) / block;
+  if (bx < 1) bx = 1;
+  if (bx > 4096) bx = 4096;  // grid-stride loops cover the rest
+  return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(num_samples), 1);
+}
+
+inline void CheckLaunch(const char* what) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) throw Error(std::string(what) + ": kernel launch failed: " + cudaGetErrorString(e));
+}
+
+}  // namespace sluice::kernels::cuda

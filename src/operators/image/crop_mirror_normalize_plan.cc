@@ -1,0 +1,81 @@
+#include "operators/image/crop_mirror_normalize_plan.h"
+
+#include "operators/image/crop_args.h"
+
+namespace sluice {
+namespace {
+
+std::vector<float> Floats(const Operator& op, const std::string& name) {
+  std::vector<float> v;
+  for (double x : op.Arg<std::vector<double>>(name)) v.push_back(static_cast<float>(x));
+  return v;
+}
+
+}  // namespace
+
+CmnArgs::CmnArgs(const Operator& op)
+    : out_type(op.Arg<DType>("dtype")),
+      layout(op.Arg<std::string>("output_layout")),
+      mean(Floats(op, "mean")),
+      stddev(Floats(op, "std")),
+      fill(Floats(op, "fill_values")),
+      scale(static_cast<float>(op.Arg<double>("scale"))),
+      shift(static_cast<float>(op.Arg<double>("shift"))),
+      pad_output(op.Arg<bool>("pad_output")),
+      policy(ReadOutOfBoundsPolicy(op)) {}
+
+void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan) {
+  const TensorList& in = ws.Input(0);
+  PlanCropMirrorNormalize(op, args, ws, in.shapes(), in.dtype(), plan);
+}
+
+void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws,
+                             const std::vector<TensorShape>& shapes, DType dtype, CmnPlan& plan) {
+  if (dtype != DType::kUInt8 && dtype != DType::kFloat32)
+    throw Error("crop_mirror_normalize takes uint8 or float32 images, got " + std::string(ToString(dtype)));
+  const CropArgs crop = ReadCropArgs(op, ws);
+  const std::vector<int> mirror = op.PerSampleArg<int>(ws, "mirror");
+  const int n = static_cast<int>(shapes.size());
+  const bool chw = args.layout == "CHW";
+  plan.samples.resize(static_cast<size_t>(n));
+  OutputDesc& d = plan.output;
+  d = OutputDesc{};
+  d.dtype = args.out_type;
+  d.layout = args.layout;
+  for (int i = 0; i < n; ++i) {
+    const TensorShape& s = shapes[static_cast<size_t>(i)];
+    if (s.ndim() != 3) throw Error("expected an HWC image, got shape " + s.ToString());
+    const int h = static_cast<int>(s[0]), w = static_cast<int>(s[1]), c = static_cast<int>(s[2]);
+    for (const auto* v : {&args.mean, &args.stddev, &args.fill})
+      if (v->size() > 1 && static_cast<int>(v->size()) != c)
+        throw Error("mean, std and fill_values need 1 or " + std::to_string(c) + " values for " + std::to_string(c) +
+                    "-channel images");
+    if (c < 1 || c > 4)
+      throw Error("crop_mirror_normalize: invalid input shape " + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                  std::to_string(c));
+    const kernels::CropWindow win = kernels::ApplyOutOfBoundsPolicy(ResolveCrop(crop, i, h, w, op.name()), h, w, args.policy);
+    CmnSamplePlan& sp = plan.samples[static_cast<size_t>(i)];
+    sp.in_h = h;
+    sp.in_w = w;
+    sp.channels = c;
+    kernels::CmnParams& p = sp.params;
+    p.crop_x = win.x;
+    p.crop_y = win.y;
+    p.crop_w = win.w;
+    p.crop_h = win.h;
+    p.mirror = mirror[static_cast<size_t>(i)] != 0;
+    p.mean = args.mean;
+    p.stddev = args.stddev;
+    p.fill_values = args.fill;
+    p.scale = args.scale;
+    p.shift = args.shift;
+    p.layout = chw ? kernels::CmnLayout::kCHW : kernels::CmnLayout::kHWC;
+    p.pad_output = args.pad_output;
+    sp.coeffs = kernels::CmnNormalization(p, c);
+    sp.out_channels = kernels::CmnOutputChannels(p, c);
+    d.shapes.push_back(chw ? TensorShape{sp.out_channels, win.h, win.w} : TensorShape{win.h, win.w, sp.out_channels});
+  }
+  d.contiguous = SameShapes(d.shapes);
+}
+
+}  // namespace sluice

@@ -1,0 +1,43 @@
+// flip: HWC images mirrored horizontally and/or vertically (per-sample flags).
+#include "kernels/crop/flip.h"
+#include "operators/image/flip_plan.h"
+#include "operators/operator.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+class FlipOp : public Operator {
+ public:
+  using Operator::Operator;
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    PlanFlip(*this, ws, plan_);
+    return {plan_.output};
+  }
+  void RunSample(Workspace& ws, int i, int) override {
+    const TensorList& in = ws.Input(0);
+    const TensorShape& s = in.shape(i);
+    const auto k = static_cast<size_t>(i);
+    kernels::Flip(in.raw_sample(i), ws.Output(0).raw_mutable_sample(i), s[0], s[1], s[2], SizeOf(in.dtype()),
+                  plan_.horizontal[k] != 0, plan_.vertical[k] != 0);
+  }
+
+ private:
+  FlipPlan plan_;
+};
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterFlip) {
+  r.Register(OpSchema("flip")
+                 .Doc("Flips HWC images horizontally and/or vertically.")
+                 .Input("images", "HWC images of any type.")
+                 .Output("flipped", "The flipped images.")
+                 .Arg("horizontal", ArgType::kInt, int64_t{1}, "Flip horizontally (per sample: 0 or 1).", true)
+                 .Range(0, 1)
+                 .Arg("vertical", ArgType::kInt, int64_t{0}, "Flip vertically (per sample: 0 or 1).", true)
+                 .Range(0, 1)
+                 .Factory("cpu", MakeFactory<FlipOp>()));
+}
+
+}  // namespace sluice

@@ -1,0 +1,109 @@
+#include "operators/warp/warp_op_base.h"
+
+#include <cmath>
+#include <type_traits>
+
+namespace sluice {
+
+const std::vector<std::string>& WarpInterpNames() {
+  static const std::vector<std::string> names = {"NN", "LINEAR", "CUBIC", "LANCZOS3", "TRIANGULAR", "GAUSSIAN"};
+  return names;
+}
+
+WarpOpBase::WarpOpBase(const OpSpec& spec) : Operator(spec) {
+  options_.interp = Arg<std::string>("interp_type") == "NN" ? kernels::WarpInterp::kNearest : kernels::WarpInterp::kLinear;
+  const auto fill = Arg<std::vector<double>>("fill_value");
+  options_.clamp = fill.empty();  // DALI: no fill_value -> the border pixels are repeated
+  options_.fill = fill.empty() ? 0.0f : static_cast<float>(fill[0]);
+}
+
+std::vector<std::optional<std::array<int64_t, 2>>> WarpOpBase::ExplicitSizes(const Workspace& ws) const {
+  const auto n = static_cast<size_t>(ws.batch_size());
+  std::vector<std::optional<std::array<int64_t, 2>>> out(n);
+  if (!HasArg("size")) return out;
+  const auto sizes = PerSampleListArg<double>(ws, "size");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& s = sizes[i];
+    if (s.empty() && !IsArgInput("size")) continue;
+    if (s.size() != 2)
+      ThrowPerSample("size", static_cast<int>(i), "expected (height, width), got " + std::to_string(s.size()) + " values");
+    std::array<int64_t, 2> hw{};
+    for (int d = 0; d < 2; ++d) {
+      const double v = s[static_cast<size_t>(d)];
+      if (!(v > 0) || !std::isfinite(v) || v > 1e8)
+        ThrowPerSample("size", static_cast<int>(i), "output extents must be positive, got " + std::to_string(v));
+      hw[static_cast<size_t>(d)] = std::max<int64_t>(static_cast<int64_t>(std::lround(v)), 1);
+    }
+    out[i] = hw;
+  }
+  return out;
+}
+
+std::vector<OutputDesc> WarpOpBase::Setup(Workspace& ws) {
+  const TensorList& in = ws.Input(0);
+  const std::string& layout = in.layout();
+  if (!layout.empty() && layout != "HWC")
+    throw Error("expected HWC images (channels last), got layout '" + layout + "'");
+  if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
+    throw Error("input type " + std::string(ToString(in.dtype())) + " is not supported (uint8 or float32)");
+  for (int i = 0; i < in.num_samples(); ++i) {
+    const TensorShape& s = in.shape(i);
+    if (s.ndim() != 3 || s[2] < 1)
+      throw Error("expected HWC images, sample " + std::to_string(i) + " has shape " + s.ToString());
+  }
+  out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
+  const auto n = static_cast<size_t>(ws.batch_size());
+  maps_.assign(n, kernels::Affine2D{});
+  sizes_.assign(n, {0, 0});
+  Plan(ws);
+  OutputDesc d;
+  d.dtype = out_type_;
+  d.layout = "HWC";
+  for (size_t i = 0; i < n; ++i) d.shapes.push_back(TensorShape{sizes_[i][0], sizes_[i][1], in.shape(static_cast<int>(i))[2]});
+  d.contiguous = !d.shapes.empty();
+  for (const TensorShape& s : d.shapes) d.contiguous = d.contiguous && s == d.shapes[0];
+  return {d};
+}
+
+void WarpOpBase::RunSample(Workspace& ws, int i, int) {
+  const TensorList& in = ws.Input(0);
+  TensorList& out = ws.Output(0);
+  const TensorShape& is = in.shape(i);
+  const TensorShape& os = out.shape(i);
+  const kernels::Affine2D& m = maps_[static_cast<size_t>(i)];
+  auto run = [&](const auto* src) {
+    using In = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    const kernels::HwcView<const In> iv{src, is[0], is[1], is[2]};
+    if (out_type_ == DType::kUInt8)
+      kernels::WarpAffine(iv, kernels::HwcView<uint8_t>{out.mutable_sample<uint8_t>(i), os[0], os[1], os[2]}, m, options_);
+    else
+      kernels::WarpAffine(iv, kernels::HwcView<float>{out.mutable_sample<float>(i), os[0], os[1], os[2]}, m, options_);
+  };
+  if (in.dtype() == DType::kUInt8) run(in.sample<uint8_t>(i));
+  else run(in.sample<float>(i));
+}
+
+OpSchema& AddWarpArgs(OpSchema& s) {
+  return s.Input("images", "HWC images, uint8 or float32, any number of channels.", {DType::kUInt8, DType::kFloat32})
+      .Output("output", "The warped HWC images.")
+      .Arg("size", ArgType::kFloatList, std::vector<double>{},
+           "Output size (height, width), rounded; empty: the operator's default.", true)
+      .Count({0, 2})
+      .Above(0)
+      .Arg("fill_value", ArgType::kFloatList, std::vector<double>{},
+           "Value of output pixels that map outside the source image. Empty (not given): the source coordinates are "
+           "clamped and the border pixels repeated.")
+      .Count({0, 1})
+      .Arg("interp_type", ArgType::kString, std::string("LINEAR"),
+           "Interpolation: types.INTERP_NN or types.INTERP_LINEAR (or their names).")
+      .Enum(WarpInterpNames(), true)
+      .Check([](const ArgView& a) {
+        const std::string t = a.String("interp_type");
+        if (!t.empty() && t != "NN" && t != "LINEAR")
+          throw ArgCheckError{"interp_type", "only INTERP_NN and INTERP_LINEAR are supported (as in DALI), got INTERP_" + t};
+      })
+      .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type, uint8 or float32 (default: the input's).")
+      .Enum({"uint8", "float32"});
+}
+
+}  // namespace sluice
