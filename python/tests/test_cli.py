@@ -10,15 +10,16 @@ import tarfile
 
 import pytest
 
-from sluice import _sluice, cli
-from sluice.progress import ProgressBar
+from sluice import _sluice
+from sluice.tools import cli
+from sluice.tools.progress import ProgressBar
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    return subprocess.run([sys.executable, "-m", "sluice.cli", *args], env=env, capture_output=True, **kw)
+    return subprocess.run([sys.executable, "-m", "sluice.tools.cli", *args], env=env, capture_output=True, **kw)
 
 
 def find_tool():
@@ -165,7 +166,7 @@ def test_wds2idx_reports_progress(tars):
 def test_progress_bar_waits_then_draws(monkeypatch):
     stream = io.StringIO()
     clock = [0.0]
-    monkeypatch.setattr("sluice.progress.time.perf_counter", lambda: clock[0])
+    monkeypatch.setattr("sluice.tools.progress.time.perf_counter", lambda: clock[0])
     bar = ProgressBar("indexing", 100, enabled=True, delay=1.0, stream=stream)
     bar.update(10)
     assert stream.getvalue() == ""  # under a second: nothing
@@ -206,7 +207,7 @@ def test_ops_describes_one_operator():
 
 
 def test_ops_markdown_is_the_reference():
-    from sluice import opdocs
+    from sluice.tools import opdocs
 
     r = run_cli("ops", "--markdown")
     assert r.returncode == 0 and r.stdout.decode() == opdocs.markdown()
@@ -227,7 +228,7 @@ def test_bench_help():
 
 def test_bench_reports_time_per_stage():
     """sluice bench's per-stage split: operators grouped by kind from executor_statistics()."""
-    from sluice import bench
+    from sluice.tools import bench
 
     class FakePipe:
         def executor_statistics(self):

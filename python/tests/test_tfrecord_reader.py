@@ -265,7 +265,8 @@ def test_bad_index_and_bad_feature_types(tmp_path):
 def test_native_index_writer_and_the_cli(tmp_path):
     """write_index uses the C++ writer of the installed module; `sluice tfrecord2idx` (DALI's
     FILE INDEX form, and several files) writes the same bytes; a corrupt file fails with status 1."""
-    from sluice import _sluice, cli
+    from sluice import _sluice
+    from sluice.tools import cli
 
     assert hasattr(_sluice, "tfrecord_index")
     a, b = tmp_path / "a.tfrecord", tmp_path / "b.tfrecord"

@@ -1,7 +1,7 @@
 """`sluice prepare`: re-encodes an image dataset into WebDataset shards that decode fast.
 
     sluice prepare INPUT... -o OUT [--max-side 512] [--quality 90] [--shard-size 1000] [--workers N]
-    python -m sluice.prepare INPUT... -o OUT ...
+    python -m sluice.tools.prepare INPUT... -o OUT ...
 
 INPUT is one of
   * a folder of class subfolders of images (ImageNet layout), or a folder holding `train/` laid out
@@ -226,7 +226,7 @@ def write_shard(job):
     """Writes shard `s` from its planned samples; returns (s, images, errors, bytes). Errors are
     (path, reason); with strict, the first one raises PrepareError (no shard is left behind)."""
     s, samples, out, max_side, quality, strict = job
-    from . import _sluice
+    from .. import _sluice
 
     tar_path, idx_path = shard_paths(out, s)
     tmp_tar, tmp_idx = tar_path + ".tmp", idx_path + ".tmp"
@@ -298,7 +298,7 @@ def _reason(e):
 
 def shard_is_complete(out, s, planned_keys):
     """True when shard s's .tar and .idx exist, the .idx is the tar's index and names planned keys."""
-    from . import _sluice
+    from .. import _sluice
 
     tar_path, idx_path = shard_paths(out, s)
     if not (os.path.isfile(tar_path) and os.path.isfile(idx_path)):

@@ -2,7 +2,7 @@
 DataLoader with torchvision transforms, side by side in one run.
 
 Each measurement runs in its own subprocess (clean peak RSS and CPU accounting); every pipeline is
-run --repeat times and the median is reported. Run `python -m sluice.bench --help`.
+run --repeat times and the median is reported. Run `python -m sluice.tools.bench --help`.
 """
 from __future__ import annotations
 
@@ -341,7 +341,7 @@ def format_stages(results: dict[str, dict]) -> str:
 
 # --------------------------------------------------------------------------- orchestration
 def run_in_subprocess(kind: str, args) -> dict:
-    cmd = [sys.executable, "-m", "sluice.bench", "--worker", kind, "--data", args.data, "--threads", str(args.threads),
+    cmd = [sys.executable, "-m", "sluice.tools.bench", "--worker", kind, "--data", args.data, "--threads", str(args.threads),
            "--batch-size", str(args.batch_size), "--epochs", str(args.epochs), "--seed", str(args.seed)]
     if args.no_progress:
         cmd.append("--no-progress")
@@ -410,7 +410,7 @@ def plot(results: dict[str, dict], path: str, title: str):
 def ensure_data(data: str):
     if os.path.isdir(os.path.join(data, "train")) or prepared_shards(data):
         return
-    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "make_sample_data.sh")
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "make_sample_data.sh")
     if not os.path.exists(script):
         raise SystemExit(f"sluice bench: no dataset at {data} (expected {data}/train/<class>/*.jpg); "
                          "build one with scripts/make_sample_data.sh DIR")
