@@ -46,286 +46,17 @@ the training reader would have to skip it anyway), while nothing goes unnoticed.
 first bad image an error (exit status 1; the shards finished so far are kept).
 """
 import argparse
-import hashlib
-import io
 import json
 import os
-import re
 import sys
-import tarfile
 import time
 
+from .prepare_plan import PrepareError, plan_input, plan_record
+from .prepare_pool import write_shards
+from .prepare_shards import shard_is_complete, shard_paths
+from .progress import ProgressBar
+
 PROG = "sluice prepare"
-IMAGE_EXTS = ("jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff", "ppm")
-PLAN_VERSION = 1
-
-
-class PrepareError(Exception):
-    pass
-
-
-# ------------------------------------------------------------------ planning
-
-def _key_of(rel):
-    stem = rel.rsplit(".", 1)[0] if "." in os.path.basename(rel) else rel
-    return re.sub(r"[\s./\\]", "_", stem)
-
-
-def _wds_key_ext(name):
-    slash = name.rfind("/") + 1
-    dot = name.find(".", slash)
-    if dot < 0 or dot == slash:
-        return None, None
-    return name[:dot], name[dot + 1:]
-
-
-def _is_image(name):
-    return os.path.splitext(name)[1][1:].lower() in IMAGE_EXTS
-
-
-def plan_folder(root):
-    """Returns (classes, samples, input_bytes); a sample is ("file", path, key, label)."""
-    if os.path.isdir(os.path.join(root, "train")):
-        root = os.path.join(root, "train")
-    entries = sorted(os.listdir(root))
-    classes = [d for d in entries if not d.startswith(".") and os.path.isdir(os.path.join(root, d))]
-    files = []  # (rel path under root, label)
-    if classes:
-        for label, c in enumerate(classes):
-            for dirpath, dirnames, filenames in os.walk(os.path.join(root, c)):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for f in sorted(filenames):
-                    if not f.startswith(".") and _is_image(f):
-                        files.append((os.path.relpath(os.path.join(dirpath, f), root), label))
-    else:
-        classes = [os.path.basename(os.path.abspath(root))]
-        files = [(f, 0) for f in entries if not f.startswith(".") and _is_image(f)
-                 and os.path.isfile(os.path.join(root, f))]
-    samples, used, nbytes = [], set(), 0
-    for rel, label in files:
-        key = base = _key_of(rel)
-        n = 1
-        while key in used:  # a.jpg and a.png, or 'a b.jpg' and 'a_b.jpg': deterministic suffix
-            n += 1
-            key = f"{base}_{n}"
-        used.add(key)
-        path = os.path.join(root, rel)
-        nbytes += os.path.getsize(path)
-        samples.append(("file", path, key, label))
-    return classes, samples, nbytes
-
-
-def plan_wds(tars):
-    """Returns samples ("wds", tar, key, [(name, offset, size)...]) in tar order, and input bytes."""
-    samples, nbytes = [], 0
-    for tar in tars:
-        nbytes += os.path.getsize(tar)
-        last = None
-        try:
-            with tarfile.open(tar, "r:") as tf:
-                for m in tf:
-                    if not m.isreg():
-                        continue
-                    key, ext = _wds_key_ext(m.name)
-                    if key is None:
-                        continue
-                    if key != last:
-                        samples.append(["wds", tar, key, []])
-                        last = key
-                    samples[-1][3].append((m.name, m.offset_data, m.size))
-        except (tarfile.TarError, OSError) as e:
-            raise PrepareError(f"{tar}: cannot read the archive: {e}") from e
-    return [tuple(s) for s in samples], nbytes
-
-
-def _input_tars(inputs):
-    tars = []
-    for p in inputs:
-        if os.path.isfile(p) and p.endswith(".tar"):
-            tars.append(p)
-        elif os.path.isdir(p):
-            found = sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".tar"))
-            subdirs = [f for f in os.listdir(p) if os.path.isdir(os.path.join(p, f)) and not f.startswith(".")]
-            if not found or subdirs:
-                return None
-            tars += found
-        else:
-            return None
-    return tars
-
-
-def _order(samples, seed):
-    return sorted(samples, key=lambda s: hashlib.sha256(f"sluice-prepare:{seed}:{s[2]}".encode()).digest())
-
-
-# ------------------------------------------------------------------ one image, one shard
-
-def reencode(data, max_side, quality):
-    """Bytes of an image file -> bytes of the prepared JPEG (raises on an unreadable image)."""
-    from PIL import Image, ImageOps
-
-    with Image.open(io.BytesIO(data)) as im:
-        im.load()
-        im = ImageOps.exif_transpose(im)
-        if im.mode in ("L", "1", "LA", "I", "I;16", "I;16B", "I;16L", "F"):
-            im = im.convert("L") if im.mode in ("1", "LA") else (im if im.mode == "L" else _to_l(im))
-        elif im.mode != "RGB":
-            im = im.convert("RGB")
-        w, h = im.size
-        long_side = max(w, h)
-        if long_side > max_side:
-            s = max_side / long_side
-            size = (max_side, max(1, round(h * s))) if w >= h else (max(1, round(w * s)), max_side)
-            im = im.resize(size, Image.LANCZOS)
-        out = io.BytesIO()
-        im.save(out, "JPEG", quality=quality, subsampling=2, optimize=True, progressive=False)
-        return out.getvalue()
-
-
-def _to_l(im):
-    # 16-bit / float grayscale: scale to 8 bits by the type's range, as Pillow does not.
-    import numpy as np
-    from PIL import Image
-
-    a = np.asarray(im)
-    if a.dtype.kind == "f":
-        a = np.clip(a, 0, 1) * 255 if a.max(initial=0) <= 1.0 else np.clip(a, 0, 255)
-    elif a.dtype.itemsize > 1:
-        a = a.astype(np.float64) / 257.0 if a.max(initial=0) > 255 else a
-    return Image.fromarray(np.rint(a).astype(np.uint8), "L")
-
-
-def _member(name, size):
-    ti = tarfile.TarInfo(name)
-    ti.size, ti.mtime, ti.mode = size, 0, 0o644
-    ti.uid = ti.gid = 0
-    ti.uname = ti.gname = ""
-    ti.type = tarfile.REGTYPE
-    return ti
-
-
-def shard_paths(out, s):
-    base = os.path.join(out, "shard-%06d" % s)
-    return base + ".tar", base + ".idx"
-
-
-def _tick(n):
-    if _progress_queue is not None:
-        _progress_queue.put(n)
-
-
-_progress_queue = None
-
-
-def _init_worker(q):
-    global _progress_queue
-    _progress_queue = q
-
-
-def write_shard(job):
-    """Writes shard `s` from its planned samples; returns (s, images, errors, bytes). Errors are
-    (path, reason); with strict, the first one raises PrepareError (no shard is left behind)."""
-    s, samples, out, max_side, quality, strict = job
-    from .. import _sluice
-
-    tar_path, idx_path = shard_paths(out, s)
-    tmp_tar, tmp_idx = tar_path + ".tmp", idx_path + ".tmp"
-    errors, images = [], 0
-    try:
-        with tarfile.open(tmp_tar, "w", format=tarfile.GNU_FORMAT) as tf:
-            fh, fh_path = None, None
-            for sample in samples:
-                kind, src, key = sample[0], sample[1], sample[2]
-                members, failed = [], None
-                if kind == "file":
-                    try:
-                        with open(src, "rb") as f:
-                            data = f.read()
-                        members = [(key + ".jpg", reencode(data, max_side, quality)),
-                                   (key + ".cls", str(sample[3]).encode())]
-                    except Exception as e:  # OSError, PIL.UnidentifiedImageError, DecompressionBombError...
-                        failed = (src, _reason(e))
-                else:
-                    if fh_path != src:
-                        if fh:
-                            fh.close()
-                        fh, fh_path = open(src, "rb"), src
-                    names = {m[0] for m in sample[3]}
-                    for name, offset, size in sample[3]:
-                        fh.seek(offset)
-                        data = fh.read(size)
-                        k, ext = _wds_key_ext(name)
-                        last = ext.rsplit(".", 1)[-1].lower()  # 'png' of 'left.png' too
-                        if last in IMAGE_EXTS:
-                            try:
-                                data = reencode(data, max_side, quality)
-                            except Exception as e:
-                                failed = (f"{src}:{name}", _reason(e))
-                                break
-                            if last not in ("jpg", "jpeg"):
-                                renamed = name[:len(name) - len(last)] + "jpg"
-                                if renamed not in names:  # a sample with both x.png and x.jpg keeps x.png
-                                    name = renamed
-                        members.append((name, data))
-                _tick(1)
-                if failed:
-                    if strict:
-                        raise PrepareError(f"{failed[0]}: {failed[1]}")
-                    errors.append(failed)
-                    continue
-                images += 1
-                for name, data in members:
-                    tf.addfile(_member(name, len(data)), io.BytesIO(data))
-            if fh:
-                fh.close()
-        index = _sluice.wds_index(tmp_tar)
-        with open(tmp_idx, "wb") as f:
-            f.write(index)
-        os.replace(tmp_tar, tar_path)
-        os.replace(tmp_idx, idx_path)  # last: a finished shard is one whose .idx exists
-    except BaseException:
-        for p in (tmp_tar, tmp_idx):
-            if os.path.exists(p):
-                os.remove(p)
-        raise
-    return s, images, errors, os.path.getsize(tar_path) + os.path.getsize(idx_path)
-
-
-def _reason(e):
-    msg = str(e) or type(e).__name__
-    return f"{type(e).__name__}: {msg}" if type(e).__name__ not in msg else msg
-
-
-def shard_is_complete(out, s, planned_keys):
-    """True when shard s's .tar and .idx exist, the .idx is the tar's index and names planned keys."""
-    from .. import _sluice
-
-    tar_path, idx_path = shard_paths(out, s)
-    if not (os.path.isfile(tar_path) and os.path.isfile(idx_path)):
-        return False
-    try:
-        with open(idx_path, "rb") as f:
-            idx = f.read()
-        if _sluice.wds_index(tar_path) != idx:
-            return False
-    except Exception:
-        return False
-    lines = idx.decode("utf-8", "replace").splitlines()[1:]
-    keys = set()
-    for line in lines:
-        parts = line.split(" ")
-        if len(parts) >= 4:
-            keys.add(_wds_key_ext(parts[3])[0])
-    return keys <= set(planned_keys)
-
-
-# ------------------------------------------------------------------ driver
-
-def _size(n):
-    for u in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or u == "TiB":
-            return f"{n} B" if u == "B" else f"{n:.1f} {u}"
-        n /= 1024
 
 
 def main(argv=None):
@@ -371,37 +102,13 @@ def main(argv=None):
 
 
 def _run(args):
-    from .progress import ProgressBar
-
     t0 = time.perf_counter()
-    for p in args.input:
-        if not os.path.exists(p):
-            raise PrepareError(f"{p}: no such file or folder")
-    tars = _input_tars(args.input)
-    if tars is not None:
-        kind, classes = "webdataset", None
-        samples, in_bytes = plan_wds(tars)
-    else:
-        if len(args.input) != 1 or not os.path.isdir(args.input[0]):
-            raise PrepareError("give one folder of class folders, or WebDataset .tar files / a folder of them")
-        kind = "folder"
-        classes, samples, in_bytes = plan_folder(args.input[0])
-        if not args.no_shuffle:
-            samples = _order(samples, args.shuffle_seed)
-    if not samples:
-        raise PrepareError("no images found in " + " ".join(args.input))
-
+    shuffle_seed = None if args.no_shuffle else args.shuffle_seed
+    kind, classes, samples, in_bytes = plan_input(args.input, shuffle_seed)
     n = args.shard_size
     shards = [samples[i:i + n] for i in range(0, len(samples), n)]
-    fingerprint = hashlib.sha256()
-    for s in samples:
-        # Where the input lies is left out (a moved dataset resumes); what each shard holds is in.
-        what = s[3] if kind == "folder" else " ".join(m[0] for m in s[3])
-        fingerprint.update(f"{os.path.basename(s[1])}\0{s[2]}\0{what}\n".encode())
-    plan = {"version": PLAN_VERSION, "input": kind, "max_side": args.max_side, "quality": args.quality,
-            "shard_size": n, "shuffle": None if kind != "folder" or args.no_shuffle else args.shuffle_seed,
-            "samples": len(samples), "shards": len(shards), "classes": classes,
-            "plan_sha256": fingerprint.hexdigest()}
+    plan = plan_record(kind, classes, samples, len(shards), max_side=args.max_side, quality=args.quality,
+                       shard_size=n, shuffle_seed=shuffle_seed)
     out = args.output
     os.makedirs(out, exist_ok=True)
     plan_path = os.path.join(out, "prepare.json")
@@ -431,22 +138,9 @@ def _run(args):
           + (f"; {len(shards) - len(pending)} finished shards kept" if len(pending) < len(shards) else ""),
           file=sys.stderr)
 
-    bar = ProgressBar("preparing", todo, enabled=False if args.no_progress else None)
-    results = []
-    workers = min(args.workers, len(pending))
+    bar = ProgressBar("preparing", todo, unit="samples", enabled=False if args.no_progress else None)
     try:
-        if workers <= 1:
-            global _progress_queue
-            _progress_queue = _BarQueue(bar)
-            try:
-                for job in pending:
-                    r = write_shard(job)
-                    _report(r, bar)
-                    results.append(r)
-            finally:
-                _progress_queue = None
-        else:
-            results = _run_pool(pending, workers, bar)
+        results = write_shards(pending, args.workers, bar, lambda r: _report(r, bar))
         bar.update(done=todo)
     finally:
         bar.close()
@@ -466,48 +160,18 @@ def _run(args):
     return 0
 
 
-class _BarQueue:
-    def __init__(self, bar):
-        self.bar = bar
-
-    def put(self, n):
-        self.bar.update(advance=n)
-
-
-def _report(result, bar=None):
+def _report(result, bar):
+    """Names the images a finished shard skipped (on a line of their own below a drawn bar)."""
     for path, reason in result[2]:
-        print(f"{chr(10) if bar is not None and bar.drawn else ''}{PROG}: skipped {path}: {reason}", file=sys.stderr)
+        print(f"{chr(10) if bar.drawn else ''}{PROG}: skipped {path}: {reason}", file=sys.stderr)
 
 
-def _run_pool(pending, workers, bar):
-    import multiprocessing as mp
-    import queue as queue_mod
-
-    # spawn, not fork: the caller may hold threads (a running pipeline's executor).
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    results = []
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(q,)) as pool:
-        asyncs = [pool.apply_async(write_shard, (job,)) for job in pending]
-        remaining = list(asyncs)
-        while remaining:
-            try:
-                bar.update(advance=q.get(timeout=0.1))
-                continue
-            except queue_mod.Empty:
-                pass
-            still = []
-            for a in remaining:
-                if a.ready():
-                    r = a.get()  # re-raises the worker's PrepareError (--strict)
-                    _report(r, bar)
-                    results.append(r)
-                else:
-                    still.append(a)
-            remaining = still
-        pool.close()
-        pool.join()
-    return results
+def _size(n):
+    """A byte count with a binary prefix ("68.8 MiB")."""
+    for u in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or u == "TiB":
+            return f"{n} B" if u == "B" else f"{n:.1f} {u}"
+        n /= 1024
 
 
 if __name__ == "__main__":
