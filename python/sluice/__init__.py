@@ -12,7 +12,6 @@ except ImportError as e:  # a source checkout without the built module
                       "configure with -DSLUICE_BUILD_PYTHON=ON and build the target _sluice") from e
 from .errors import ArgumentError, SluiceError
 from . import types
-from .constant import Constant as _Constant
 from .pipeline import Pipeline, pipeline_def
 from .data_node import DataNode
 from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
@@ -21,8 +20,6 @@ from . import math
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
 from . import backend, plugin, tensors
-
-types.Constant = _Constant  # DALI's types.Constant (sluice/constant.py)
 
 __version__ = "0.1.0"
 
