@@ -15,7 +15,7 @@ from . import types
 from .pipeline import Pipeline, pipeline_def
 from .data_node import DataNode
 from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
-from . import fn, ops
+from . import fn, ops, tfrecord
 from . import math
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
@@ -25,4 +25,4 @@ __version__ = "0.1.0"
 
 __all__ = ["Pipeline", "pipeline_def", "fn", "ops", "types", "DataNode", "TensorCPU", "TensorListCPU", "TensorGPU",
            "TensorListGPU", "SluiceError", "ArgumentError", "ExternalSource", "external_source", "cuda_available",
-           "cuda_built", "backend", "plugin", "tensors"]
+           "cuda_built", "backend", "plugin", "tensors", "tfrecord"]

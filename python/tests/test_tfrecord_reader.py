@@ -8,20 +8,11 @@ import numpy as np
 import pytest
 
 import sluice
+import sluice.tfrecord as tfrec  # as DALI users write `import nvidia.dali.tfrecord as tfrec`
 from sluice import fn
 
-# Importing sluice.tfrecord makes fn.readers.tfrecord its features={...} wrapper (as DALI users
-# write `import nvidia.dali.tfrecord as tfrec`). Other test modules in this session check the
-# schema-generated function, so the wrapper is installed per test here (the `wrapper` fixture).
-_GENERATED = fn.readers.tfrecord
-import sluice.tfrecord as tfrec  # noqa: E402
-fn.readers.tfrecord = _GENERATED
 
-
-@pytest.fixture(autouse=True)
-def wrapper(monkeypatch):
-    monkeypatch.setattr(fn.readers, "tfrecord", _GENERATED)
-    tfrec._install()
+def test_fn_readers_tfrecord_is_the_features_wrapper():
     assert fn.readers.tfrecord is tfrec.tfrecord
 
 
