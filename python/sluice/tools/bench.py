@@ -20,8 +20,10 @@ from .bench_report import format_stages, format_table, median_result, plot, writ
 
 
 def run_in_subprocess(kind: str, args) -> dict:
-    cmd = [sys.executable, "-m", "sluice.tools.bench", "--worker", kind, "--data", args.data, "--threads", str(args.threads),
-           "--batch-size", str(args.batch_size), "--epochs", str(args.epochs), "--seed", str(args.seed)]
+    """One run of pipeline `kind`, measured in a fresh process (this module with --worker)."""
+    cmd = [sys.executable, "-m", "sluice.tools.bench", "--worker", kind, "--data", args.data,
+           "--threads", str(args.threads), "--batch-size", str(args.batch_size), "--epochs", str(args.epochs),
+           "--seed", str(args.seed)]
     if args.no_progress:
         cmd.append("--no-progress")
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
