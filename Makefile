@@ -30,7 +30,7 @@ $(DATA)/manifest.tsv:
 
 demo: build $(DATA)/manifest.tsv
 	@mkdir -p bench_out
-	PYTHONPATH=python $(PY) -m sluice.bench --data $(DATA) $(BENCH_ARGS)
+	PYTHONPATH=python $(PY) -m sluice.tools.bench --data $(DATA) $(BENCH_ARGS)
 
 # The self-contained CPU wheel in dist/ (auditwheel-repaired, smoke-tested in a fresh venv); minutes.
 wheel: venv
@@ -50,7 +50,7 @@ test-python: build
 # same with 2% corrupt files and on_error="replace" (the error log must name exactly those files).
 test-soak: build
 	bash scripts/make_sample_data.sh --force --classes 4 --per-class 64 --shard-size 128 build/soak_data > /dev/null
-	PYTHONPATH=python $(PY) -m sluice.bench --soak --data build/soak_data --epochs 5 --batch-size 32 --no-progress
+	PYTHONPATH=python $(PY) -m sluice.tools.bench --soak --data build/soak_data --epochs 5 --batch-size 32 --no-progress
 	PYTHONPATH=python $(PY) scripts/soak_bad_data.py --data build/soak_data --epochs 5 --fraction 0.02
 
 test-asan: deps

@@ -23,7 +23,7 @@ def main(argv=None):
     ap.add_argument("--cpu-only", action="store_true", help="write from a build without CUDA (cpu devices only)")
     ap.add_argument("--output", type=pathlib.Path, default=DOC)
     args = ap.parse_args(argv)
-    from sluice import opdocs
+    from sluice.tools import opdocs
 
     from sluice import _sluice
 

@@ -82,6 +82,9 @@ print("pipeline ok:", arr.shape, np.array(labels.as_tensor()).ravel().tolist(), 
 PY
 env -u PYTHONPATH venv/bin/sluice ops | grep -q "^decoders.image "
 env -u PYTHONPATH venv/bin/sluice ops resize | grep -q "nvidia.dali.fn.resize"
+# Every module of sluice.tools is in the wheel (bench and prepare import theirs at start).
+env -u PYTHONPATH venv/bin/sluice bench --help | grep -q "sluice bench"
+env -u PYTHONPATH venv/bin/sluice prepare --help | grep -q "sluice prepare"
 env -u PYTHONPATH venv/bin/python -c "
 import tarfile
 with tarfile.open('s.tar', 'w') as t:

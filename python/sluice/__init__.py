@@ -12,20 +12,17 @@ except ImportError as e:  # a source checkout without the built module
                       "configure with -DSLUICE_BUILD_PYTHON=ON and build the target _sluice") from e
 from .errors import ArgumentError, SluiceError
 from . import types
-from .constant import Constant as _Constant
 from .pipeline import Pipeline, pipeline_def
 from .data_node import DataNode
 from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
-from . import fn, ops
+from . import fn, ops, tfrecord
 from . import math
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
 from . import backend, plugin, tensors
 
-types.Constant = _Constant  # DALI's types.Constant (sluice/constant.py)
-
 __version__ = "0.1.0"
 
 __all__ = ["Pipeline", "pipeline_def", "fn", "ops", "types", "DataNode", "TensorCPU", "TensorListCPU", "TensorGPU",
            "TensorListGPU", "SluiceError", "ArgumentError", "ExternalSource", "external_source", "cuda_available",
-           "cuda_built", "backend", "plugin", "tensors"]
+           "cuda_built", "backend", "plugin", "tensors", "tfrecord"]

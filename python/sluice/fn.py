@@ -1,4 +1,5 @@
-"""The functional API: one function per registered operator, generated at import from the registry.
+"""The functional API: one function per registered operator, generated at import from the registry
+(or, for the few in ``_PYTHON_OVERRIDES``, written in Python).
 
 ``readers.file`` is ``fn.readers.file``; each function takes the operator's inputs positionally and
 its arguments by keyword (a DataNode for a per-sample argument), plus ``device`` and ``name``, and
@@ -15,9 +16,15 @@ from .external_source import external_source
 from .graph import call_operator as _call_operator
 from .python_function import python_function
 from .schema import all_schemas as _all_schemas
+from .tfrecord import tfrecord as _tfrecord
 
-# Operators implemented in Python (registry name -> function); every other one is generated.
-_PYTHON_OPERATORS = {"external_source": external_source, "python_function": python_function}
+# Python-side overrides, consulted when the namespace is built: registry name -> the function that is
+# fn's face of that operator instead of the schema-generated one. external_source and python_function
+# are implemented in Python; readers.tfrecord runs in C++ but takes DALI's features={...} dict of
+# sluice.tfrecord features and returns a dict of DataNodes by feature name, which the schema's
+# feature_* lists and list of outputs do not express.
+_PYTHON_OVERRIDES = {"external_source": external_source, "python_function": python_function,
+                     "readers.tfrecord": _tfrecord}
 
 # DALI's legacy function names -> registry names (added when the operator is registered).
 _LEGACY_NAMES = {
@@ -48,7 +55,7 @@ def _make_function(schema, func_name, module_name):
 
 
 def _generate(root):
-    _ns.generate(root, _all_schemas(), _PYTHON_OPERATORS, _make_function)
+    _ns.generate(root, _all_schemas(), _PYTHON_OVERRIDES, _make_function)
     for legacy, target in _LEGACY_NAMES.items():
         func = _ns.find(root, target)
         if func is not None and legacy not in vars(root):

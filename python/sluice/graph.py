@@ -20,8 +20,7 @@ import numbers
 from . import _sluice, current
 from .device import check_cuda
 from .errors import ArgumentError
-from .schema import get_schema
-from .types import to_schema_value
+from .schema import get_schema, to_schema_value
 
 _ids = itertools.count()
 _DEVICES = ("cpu", "mixed", "gpu")

@@ -54,15 +54,16 @@ def camel_case(snake):
     return "".join(p[:1].upper() + p[1:] for p in snake.split("_"))
 
 
-def generate(root, schemas, python_operators, make, leaf_name=lambda leaf: leaf):
+def generate(root, schemas, python_overrides, make, leaf_name=lambda leaf: leaf):
     """Fills `root` (the fn or ops module) once: for each registered operator, `make(schema, name,
-    module_name)` in the submodule its dotted name gives, or its entry in `python_operators`
-    (registry name -> the Python implementation) for operators implemented in Python."""
+    module_name)` in the submodule its dotted name gives, or its entry in `python_overrides`
+    (registry name -> the Python object that is its face instead of the generated one). An override
+    whose operator is not registered is not installed."""
     for name, schema in schemas.items():
         path, leaf = split_name(name)
         module = submodule(root, path)
         attr = leaf_name(leaf)
-        obj = python_operators.get(name)
+        obj = python_overrides.get(name)
         setattr(module, attr, obj if obj is not None else make(schema, attr, module.__name__))
 
 

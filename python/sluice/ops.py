@@ -17,8 +17,9 @@ from .python_function import PythonFunction
 from .graph import call_operator as _call_operator, check_arguments as _check_arguments
 from .schema import all_schemas as _all_schemas, get_schema as _get_schema
 
-# Operators implemented in Python (registry name -> class); every other one is generated.
-_PYTHON_OPERATORS = {"external_source": ExternalSource, "python_function": PythonFunction}
+# Python-side overrides, consulted when the namespace is built: registry name -> the class that is
+# ops' face of that operator instead of the schema-generated one (operators implemented in Python).
+_PYTHON_OVERRIDES = {"external_source": ExternalSource, "python_function": PythonFunction}
 
 # DALI's legacy class names -> registry names (added when the operator is registered).
 _LEGACY_NAMES = {
@@ -111,6 +112,14 @@ class TFRecord:
         return f"ops.readers.TFRecord(device={self._device!r})"
 
 
+# Python classes DALI has beside the generated ones (dotted ops name -> (registry name, class)),
+# added when the namespace is built if that operator is registered. DALI spells the TFRecord
+# reader's class readers.TFRecord (legacy TFRecordReader) and it takes features={...}; the
+# generated readers.Tfrecord, with the schema's feature_* arguments, stays.
+_PYTHON_CLASSES = {"readers.TFRecord": ("readers.tfrecord", TFRecord),
+                   "TFRecordReader": ("readers.tfrecord", TFRecord)}
+
+
 def _make_class(schema, class_name, module_name):
     cls = type(class_name, (Operator,), {
         "schema_name": schema.name, "__doc__": schema.doc, "__module__": module_name,
@@ -130,16 +139,17 @@ def _init_with_signature(schema):
 
 
 def _generate(root):
-    _ns.generate(root, _all_schemas(), _PYTHON_OPERATORS, _make_class, leaf_name=_ns.camel_case)
+    schemas = _all_schemas()
+    _ns.generate(root, schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.camel_case)
     for legacy, target in _LEGACY_NAMES.items():
         path, leaf = _ns.split_name(target)
         cls = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
         if cls is not None and legacy not in vars(root):
             setattr(root, legacy, cls)
-    # DALI spells it TFRecord (the generated name would be Tfrecord, the C++ schema's class).
-    if _ns.find(root, "readers.Tfrecord") is not None:
-        root.readers.TFRecord = TFRecord
-        root.TFRecordReader = TFRecord
+    for dotted, (registry_name, cls) in _PYTHON_CLASSES.items():
+        if registry_name in schemas:
+            path, attr = _ns.split_name(dotted)
+            setattr(_ns.submodule(root, path), attr, cls)
 
 
 _generate(_sys.modules[__name__])

@@ -2,9 +2,14 @@
 
 The registry is the single source of truth: ``fn`` and ``ops`` are generated from
 :func:`all_schemas`, and every call is validated against its schema by the C++ core
-(``_sluice.validate_operator``, see :mod:`sluice.graph`). Python holds no type tables.
+(``_sluice.validate_operator``, see :mod:`sluice.graph`). Python holds no type tables:
+:func:`to_schema_value` only spells DALI's enums (``sluice.types``) and NumPy dtypes as the
+strings the schemas take.
 """
+import enum
 import functools
+
+import numpy as np
 
 from . import _sluice
 
@@ -36,3 +41,16 @@ def get_schema(name):
 def all_schemas():
     """Every registered operator's schema, by registry name."""
     return {n: get_schema(n) for n in _sluice.list_operators()}
+
+
+def to_schema_value(value):
+    """DALI's enums and NumPy dtypes (alone or in a list) as the strings the schemas take; any other
+    value unchanged (the C++ core converts numbers, strings, lists and NumPy scalars and arrays)."""
+    if isinstance(value, enum.Enum) and hasattr(value, "sluice_name"):
+        return value.sluice_name
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return np.dtype(value).name
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (enum.Enum, np.dtype, type)) for v in value):
+        return [to_schema_value(v) for v in value]
+    return value
+

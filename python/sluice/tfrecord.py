@@ -16,8 +16,8 @@ with it; one element for a VarLenFeature).
 
 The C++ operator (``readers.tfrecord``) takes the features as plain lists (``feature_names``,
 ``feature_kinds``, ``feature_dtypes``, ``feature_ndims``, ``feature_shapes``, and the defaults):
-:func:`tfrecord` converts the dict. Importing this module makes ``fn.readers.tfrecord`` that
-wrapper.
+:func:`tfrecord` converts the dict, and is ``fn.readers.tfrecord`` (one of sluice.fn's Python-side
+overrides). ``import sluice`` imports this module, as ``import nvidia.dali`` does DALI's.
 
 :func:`write_index` writes an index in DALI's ``tfrecord2idx`` format ("offset size" per record).
 """
@@ -204,18 +204,3 @@ def write_index(tfrecord_path, index_path):
     text = index_bytes(tfrecord_path)
     with open(index_path, "wb") as f:
         f.write(text)
-
-
-def _install():
-    from . import fn
-    readers = getattr(fn, "readers", None)
-    if readers is not None and "readers.tfrecord" in _registered():
-        readers.tfrecord = tfrecord
-
-
-def _registered():
-    from .schema import all_schemas
-    return all_schemas()
-
-
-_install()

@@ -1,5 +1,5 @@
 // The WebDataset index writer (DALI's wds2idx v1.2 format), as tools/sluice_wds2idx.cc writes it:
-// `sluice wds2idx` (python/sluice/cli.py) calls it. Scans headers only; `progress`, when given, is
+// `sluice wds2idx` (python/sluice/tools/cli.py) calls it. Scans headers only; `progress`, when given, is
 // called as progress(bytes_scanned, archive_size) every few thousand members and at the end.
 #include <nanobind/stl/string.h>
 

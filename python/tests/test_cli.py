@@ -10,15 +10,16 @@ import tarfile
 
 import pytest
 
-from sluice import _sluice, cli
-from sluice.progress import ProgressBar
+from sluice import _sluice
+from sluice.tools import cli
+from sluice.tools.progress import ProgressBar
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    return subprocess.run([sys.executable, "-m", "sluice.cli", *args], env=env, capture_output=True, **kw)
+    return subprocess.run([sys.executable, "-m", "sluice.tools.cli", *args], env=env, capture_output=True, **kw)
 
 
 def find_tool():
@@ -165,7 +166,7 @@ def test_wds2idx_reports_progress(tars):
 def test_progress_bar_waits_then_draws(monkeypatch):
     stream = io.StringIO()
     clock = [0.0]
-    monkeypatch.setattr("sluice.progress.time.perf_counter", lambda: clock[0])
+    monkeypatch.setattr("sluice.tools.progress.time.perf_counter", lambda: clock[0])
     bar = ProgressBar("indexing", 100, enabled=True, delay=1.0, stream=stream)
     bar.update(10)
     assert stream.getvalue() == ""  # under a second: nothing
@@ -181,6 +182,25 @@ def test_progress_bar_waits_then_draws(monkeypatch):
         clock[0] = 10.0
         b.update(5)
     assert quiet.getvalue() == ""
+
+
+def test_progress_bar_shows_its_unit_and_rate_and_can_leave_nothing(monkeypatch):
+    """sluice bench's per-run bar: counts in images with the rate, erased when the run ends."""
+    stream = io.StringIO()
+    clock = [0.0]
+    monkeypatch.setattr("sluice.tools.progress.time.perf_counter", lambda: clock[0])
+    bar = ProgressBar("train", 200, unit="images", enabled=True, delay=0, stream=stream, keep=False)
+    clock[0] = 2.0
+    bar.update(advance=100)
+    assert " 50.0% 100/200 images   2.0s 50 images/s" in stream.getvalue()
+    bar.close()
+    last = stream.getvalue().rsplit("\r", 2)
+    assert last[-1] == "" and last[-2].strip() == ""  # the line is blanked and the cursor back at its start
+    sized = io.StringIO()
+    with ProgressBar("indexing", 3 * 2**20, unit="B", enabled=True, delay=0, stream=sized) as b:
+        clock[0] = 4.0
+        b.update(done=2**20)
+    assert "1.0MiB/3.0MiB   2.0s 512.0KiB/s\n" in sized.getvalue()
 
 
 def test_ops_lists_the_operators():
@@ -206,7 +226,7 @@ def test_ops_describes_one_operator():
 
 
 def test_ops_markdown_is_the_reference():
-    from sluice import opdocs
+    from sluice.tools import opdocs
 
     r = run_cli("ops", "--markdown")
     assert r.returncode == 0 and r.stdout.decode() == opdocs.markdown()
@@ -227,7 +247,8 @@ def test_bench_help():
 
 def test_bench_reports_time_per_stage():
     """sluice bench's per-stage split: operators grouped by kind from executor_statistics()."""
-    from sluice import bench
+    from sluice.tools.bench_measure import stage_times
+    from sluice.tools.bench_report import format_stages, median_result
 
     class FakePipe:
         def executor_statistics(self):
@@ -237,14 +258,14 @@ def test_bench_reports_time_per_stage():
                     "cmn": {"op": "crop_mirror_normalize", "mean_batch_ms": 3.0},
                     "flip": {"op": "random.coin_flip", "mean_batch_ms": 0.01}}
 
-    st = bench.stage_times(FakePipe())
+    st = stage_times(FakePipe())
     assert st == {"reader": 1.5, "decode": 30.0, "resize": 7.25, "normalize": 3.0, "other": 0.01}
-    table = bench.format_stages({"train": {"stage_ms_per_batch": st}, "torchvision-train": {}})
+    table = format_stages({"train": {"stage_ms_per_batch": st}, "torchvision-train": {}})
     lines = table.splitlines()
     assert lines[0].split() == ["ms", "per", "batch", "reader", "decode", "resize", "normalize", "other", "total"]
     assert lines[1].split() == ["train", "1.50", "30.00", "7.25", "3.00", "0.01", "41.76"]
     assert len(lines) == 2  # the torchvision baseline has no stages
-    med = bench.median_result([{"images_per_s": 1, "cpu_s_per_image": 1, "peak_rss_mb": 1, "first_batch_s": 1,
+    med = median_result([{"images_per_s": 1, "cpu_s_per_image": 1, "peak_rss_mb": 1, "first_batch_s": 1,
                                 "stage_ms_per_batch": {"decode": v}} for v in (3.0, 1.0, 2.0)])
     assert med["stage_ms_per_batch"] == {"decode": 2.0}
 
@@ -253,7 +274,7 @@ def test_bench_reports_time_per_stage():
             return {"dec": {"op": "decoders.image", "mean_batch_ms": 30.0},
                     "rs+cmn": {"op": "_fused.resize_crop_mirror_normalize", "mean_batch_ms": 9.5}}
 
-    fused = bench.stage_times(FusedPipe())
+    fused = stage_times(FusedPipe())
     assert fused["resize+normalize"] == 9.5 and fused["resize"] == 0.0 and fused["normalize"] == 0.0
-    lines = bench.format_stages({"train": {"stage_ms_per_batch": fused}}).splitlines()
+    lines = format_stages({"train": {"stage_ms_per_batch": fused}}).splitlines()
     assert lines[0].split()[4:6] == ["decode", "resize+normalize"]

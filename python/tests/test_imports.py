@@ -83,6 +83,6 @@ def test_the_current_pipeline_stack_is_a_leaf():
 
 def test_the_checker_sees_function_level_and_absolute_imports():
     graph = import_graph()
-    assert "sluice.bench" in graph["sluice.cli"]  # `from .bench import main` inside main()
-    assert "sluice" in graph["sluice.bench"]  # `import sluice` inside a function
+    assert "sluice.tools.bench" in graph["sluice.tools.cli"]  # `from .bench import main` inside main()
+    assert "sluice" in graph["sluice.tools.bench_pipelines"]  # `import sluice` inside a function
     assert "sluice.types" in graph["sluice.plugin.base_iterator"]  # `from ..types import ...`

@@ -1,5 +1,10 @@
 """DALI's public module paths, as its docs and examples import them, with `nvidia.dali` -> `sluice`."""
 import importlib
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -32,6 +37,42 @@ def test_module_paths(module, names):
     mod = importlib.import_module(module)
     missing = [n for n in names if not hasattr(mod, n)]
     assert not missing, f"{module} lacks {missing}"
+
+
+def run_fresh(code):
+    """Runs `code` in a fresh interpreter (nothing of sluice imported yet); returns its stdout."""
+    python_dir = pathlib.Path(sluice.__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(python_dir))
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_import_sluice_makes_tfrecord_constant_and_the_tfrecord_reader_available():
+    """As `import nvidia.dali` gives nvidia.dali.tfrecord: no `import sluice.tfrecord` needed."""
+    out = run_fresh("""
+        import sluice
+        feature = sluice.tfrecord.FixedLenFeature((), sluice.tfrecord.string, "")
+        assert sluice.types.Constant(3) == 3
+        assert sluice.fn.readers.tfrecord is sluice.tfrecord.tfrecord
+        assert sluice.ops.readers.TFRecord is sluice.ops.TFRecordReader
+        print(type(feature).__name__, sluice.types.Constant.__module__)
+    """)
+    assert out.split() == ["FixedLenFeature", "sluice.types"]
+
+
+def test_importing_sluice_tfrecord_patches_nothing():
+    """fn.readers.tfrecord is set when sluice.fn is built, not by sluice.tfrecord's import: running
+    that module again (a reload) leaves every fn.readers function as it was."""
+    run_fresh("""
+        import importlib
+        import sluice.fn
+        before = dict(vars(sluice.fn.readers))
+        import sluice.tfrecord
+        reloaded = importlib.reload(sluice.tfrecord)
+        assert dict(vars(sluice.fn.readers)) == before
+        assert sluice.fn.readers.tfrecord is before["tfrecord"] and before["tfrecord"] is not reloaded.tfrecord
+    """)
 
 
 def test_from_imports_as_the_examples_write_them():

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from sluice import _sluice, opdocs
+from sluice import _sluice
+from sluice.tools import opdocs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "operators.md"

@@ -22,11 +22,15 @@ def test_every_registered_operator_and_argument_appears():
             fn_mod, ops_mod = getattr(fn_mod, part), getattr(ops_mod, part)
         func, cls = getattr(fn_mod, leaf), getattr(ops_mod, camel_case(leaf))
         info = _sluice.get_operator_info(name)
-        assert func.__doc__ == info.doc and cls.__doc__ == info.doc
+        assert cls.__doc__ == info.doc
+        init = inspect.signature(cls.__init__).parameters
+        assert all(arg.name in init for arg in info.arguments)
+        if name == "readers.tfrecord":  # fn's is DALI's features={...} wrapper, not the schema's arguments
+            assert func is sluice.tfrecord.tfrecord
+            continue
+        assert func.__doc__ == info.doc
         params = inspect.signature(func).parameters
-        for arg in info.arguments:
-            assert arg.name in params
-            assert arg.name in inspect.signature(cls.__init__).parameters
+        assert all(arg.name in params for arg in info.arguments)
 
 
 def test_camel_case_names():

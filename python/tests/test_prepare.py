@@ -1,4 +1,4 @@
-"""`sluice prepare`: re-encoded WebDataset shards (sluice.prepare)."""
+"""`sluice prepare`: re-encoded WebDataset shards (sluice.tools.prepare)."""
 import io
 import json
 import os
@@ -12,7 +12,8 @@ import pytest
 from PIL import Image, JpegImagePlugin
 
 import sluice
-from sluice import _sluice, fn, prepare
+from sluice import _sluice, fn
+from sluice.tools import prepare
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MAX_SIDE = 128  # small, so the tests are quick; the big image and the EXIF one exceed it
@@ -291,7 +292,7 @@ def test_webdataset_input_keeps_other_components(dataset, tmp_path):
 
 def test_module_entry_point(dataset, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    r = subprocess.run([sys.executable, "-m", "sluice.prepare", str(dataset / "train"), "-o", str(tmp_path / "o"),
+    r = subprocess.run([sys.executable, "-m", "sluice.tools.prepare", str(dataset / "train"), "-o", str(tmp_path / "o"),
                         "--max-side", str(MAX_SIDE), "--workers", "1", "--no-progress"],
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -8,7 +8,6 @@ import sluice
 from sluice import ops
 
 from test_tfrecord_reader import FEATURES, check, read_all, records, write_file  # noqa: F401 (fixture below)
-from test_tfrecord_reader import wrapper  # noqa: F401 (the functional form's wrapper, per test)
 import sluice.tfrecord as tfrec
 
 

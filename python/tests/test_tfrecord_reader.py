@@ -8,20 +8,11 @@ import numpy as np
 import pytest
 
 import sluice
+import sluice.tfrecord as tfrec  # as DALI users write `import nvidia.dali.tfrecord as tfrec`
 from sluice import fn
 
-# Importing sluice.tfrecord makes fn.readers.tfrecord its features={...} wrapper (as DALI users
-# write `import nvidia.dali.tfrecord as tfrec`). Other test modules in this session check the
-# schema-generated function, so the wrapper is installed per test here (the `wrapper` fixture).
-_GENERATED = fn.readers.tfrecord
-import sluice.tfrecord as tfrec  # noqa: E402
-fn.readers.tfrecord = _GENERATED
 
-
-@pytest.fixture(autouse=True)
-def wrapper(monkeypatch):
-    monkeypatch.setattr(fn.readers, "tfrecord", _GENERATED)
-    tfrec._install()
+def test_fn_readers_tfrecord_is_the_features_wrapper():
     assert fn.readers.tfrecord is tfrec.tfrecord
 
 
@@ -265,7 +256,8 @@ def test_bad_index_and_bad_feature_types(tmp_path):
 def test_native_index_writer_and_the_cli(tmp_path):
     """write_index uses the C++ writer of the installed module; `sluice tfrecord2idx` (DALI's
     FILE INDEX form, and several files) writes the same bytes; a corrupt file fails with status 1."""
-    from sluice import _sluice, cli
+    from sluice import _sluice
+    from sluice.tools import cli
 
     assert hasattr(_sluice, "tfrecord_index")
     a, b = tmp_path / "a.tfrecord", tmp_path / "b.tfrecord"

@@ -7,10 +7,10 @@ not at all (``SLUICE_ONLY``).
 """
 import re
 
-from . import _sluice
-from . import fn as _fn
-from . import ops as _ops
-from .namespaces import camel_case, split_name
+from .. import _sluice
+from .. import fn as _fn
+from .. import ops as _ops
+from ..namespaces import camel_case, split_name
 
 # Registry names of operators DALI has no public operator for, and what they are.
 SLUICE_ONLY = {

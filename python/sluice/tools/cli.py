@@ -1,6 +1,6 @@
 """The `sluice` command.
 
-    sluice bench [options]            the main benchmark (sluice bench --help; see sluice.bench)
+    sluice bench [options]            the main benchmark (sluice bench --help; see sluice.tools.bench)
     sluice wds2idx ARCHIVE [INDEX]    writes a tar's WebDataset index (DALI's wds2idx format v1.2)
     sluice tfrecord2idx FILE [INDEX]  writes a TFRecord file's index (DALI's tfrecord2idx format)
     sluice prepare INPUT... -o OUT    re-encodes a dataset into WebDataset shards + indexes (sluice prepare --help)
@@ -30,7 +30,7 @@ def tfrecord2idx_main(argv):
     if len(files) == 2 and not args.output_dir and os.path.exists(files[0]) and not os.path.exists(files[1]):
         files, dest_one = files[:1], files[1]
 
-    from .tfrecord import write_index
+    from ..tfrecord import write_index
 
     status = 0
     for f in files:
@@ -64,7 +64,7 @@ def wds2idx_main(argv):
     if args.output and len(args.archive) > 1:
         ap.error("--output names one index: give one archive, or use --output-dir")
 
-    from . import _sluice
+    from .. import _sluice
     from .progress import ProgressBar
 
     status = 0
@@ -117,7 +117,7 @@ def ops_main(argv):
     args = ap.parse_args(argv)
 
     from . import opdocs
-    from .errors import SluiceError
+    from ..errors import SluiceError
 
     if args.markdown:
         sys.stdout.write(opdocs.markdown())
@@ -152,7 +152,7 @@ def main(argv=None):
         return prepare_main(rest)
     if cmd == "ops":
         return ops_main(rest)
-    from .errors import did_you_mean
+    from ..errors import did_you_mean
 
     print(f"sluice: unknown command '{cmd}'{did_you_mean(cmd, list(COMMANDS))} (available: {', '.join(COMMANDS)})",
           file=sys.stderr)
