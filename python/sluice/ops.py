@@ -20,18 +20,6 @@ from .schema import all_schemas as _all_schemas, get_schema as _get_schema
 # Operators implemented in Python (registry name -> class); every other one is generated.
 _PYTHON_OPERATORS = {"external_source": ExternalSource, "python_function": PythonFunction}
 
-# DALI's legacy class names -> registry names (added when the operator is registered).
-_LEGACY_NAMES = {
-    "FileReader": "readers.file",
-    "ImageDecoder": "decoders.image",
-    "ImageDecoderRandomCrop": "decoders.image_random_crop",
-    "ImageDecoderCrop": "decoders.image_crop",
-    "CoinFlip": "random.coin_flip",
-    "Uniform": "random.uniform",
-    "Normal": "random.normal",
-}
-
-
 class Operator:
     """Base of the generated operator classes. ``schema_name`` is the registry name."""
 
@@ -131,11 +119,7 @@ def _init_with_signature(schema):
 
 def _generate(root):
     _ns.generate(root, _all_schemas(), _PYTHON_OPERATORS, _make_class, leaf_name=_ns.camel_case)
-    for legacy, target in _LEGACY_NAMES.items():
-        path, leaf = _ns.split_name(target)
-        cls = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
-        if cls is not None and legacy not in vars(root):
-            setattr(root, legacy, cls)
+    _ns.install_legacy_names(root, leaf_name=_ns.camel_case)
     # DALI spells it TFRecord (the generated name would be Tfrecord, the C++ schema's class).
     if _ns.find(root, "readers.Tfrecord") is not None:
         root.readers.TFRecord = TFRecord
