@@ -26,18 +26,6 @@ from .tfrecord import tfrecord as _tfrecord
 _PYTHON_OVERRIDES = {"external_source": external_source, "python_function": python_function,
                      "readers.tfrecord": _tfrecord}
 
-# DALI's legacy function names -> registry names (added when the operator is registered).
-_LEGACY_NAMES = {
-    "file_reader": "readers.file",
-    "image_decoder": "decoders.image",
-    "image_decoder_random_crop": "decoders.image_random_crop",
-    "image_decoder_crop": "decoders.image_crop",
-    "coin_flip": "random.coin_flip",
-    "uniform": "random.uniform",
-    "normal": "random.normal",
-}
-
-
 def _make_function(schema, func_name, module_name):
     op_name = schema.name
 
@@ -56,10 +44,7 @@ def _make_function(schema, func_name, module_name):
 
 def _generate(root):
     _ns.generate(root, _all_schemas(), _PYTHON_OVERRIDES, _make_function)
-    for legacy, target in _LEGACY_NAMES.items():
-        func = _ns.find(root, target)
-        if func is not None and legacy not in vars(root):
-            setattr(root, legacy, func)
+    _ns.install_legacy_names(root)
 
 
 _generate(_sys.modules[__name__])

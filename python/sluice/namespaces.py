@@ -43,6 +43,31 @@ def find(root, dotted):
     return obj
 
 
+# DALI's legacy operator names, as fn spells them (ops spells them in camel case: FileReader),
+# -> the registry names they stand for.
+LEGACY_NAMES = {
+    "file_reader": "readers.file",
+    "image_decoder": "decoders.image",
+    "image_decoder_random_crop": "decoders.image_random_crop",
+    "image_decoder_crop": "decoders.image_crop",
+    "coin_flip": "random.coin_flip",
+    "uniform": "random.uniform",
+    "normal": "random.normal",
+}
+
+
+def install_legacy_names(root, leaf_name=lambda leaf: leaf):
+    """Adds DALI's legacy names to `root` (the filled fn or ops module) as aliases of what `root`
+    holds for the operators they stand for; `leaf_name` spells names as `root` does (ops:
+    camel_case). A name `root` already has is left alone."""
+    for legacy, target in LEGACY_NAMES.items():
+        path, leaf = split_name(target)
+        obj = find(root, f"{path}.{leaf_name(leaf)}" if path else leaf_name(leaf))
+        alias = leaf_name(legacy)
+        if obj is not None and alias not in vars(root):
+            setattr(root, alias, obj)
+
+
 def split_name(registry_name):
     """ "decoders.image_random_crop" -> ("decoders", "image_random_crop")."""
     path, _, leaf = registry_name.rpartition(".")

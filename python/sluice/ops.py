@@ -21,18 +21,6 @@ from .schema import all_schemas as _all_schemas, get_schema as _get_schema
 # ops' face of that operator instead of the schema-generated one (operators implemented in Python).
 _PYTHON_OVERRIDES = {"external_source": ExternalSource, "python_function": PythonFunction}
 
-# DALI's legacy class names -> registry names (added when the operator is registered).
-_LEGACY_NAMES = {
-    "FileReader": "readers.file",
-    "ImageDecoder": "decoders.image",
-    "ImageDecoderRandomCrop": "decoders.image_random_crop",
-    "ImageDecoderCrop": "decoders.image_crop",
-    "CoinFlip": "random.coin_flip",
-    "Uniform": "random.uniform",
-    "Normal": "random.normal",
-}
-
-
 class Operator:
     """Base of the generated operator classes. ``schema_name`` is the registry name."""
 
@@ -141,11 +129,7 @@ def _init_with_signature(schema):
 def _generate(root):
     schemas = _all_schemas()
     _ns.generate(root, schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.camel_case)
-    for legacy, target in _LEGACY_NAMES.items():
-        path, leaf = _ns.split_name(target)
-        cls = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
-        if cls is not None and legacy not in vars(root):
-            setattr(root, legacy, cls)
+    _ns.install_legacy_names(root, leaf_name=_ns.camel_case)
     for dotted, (registry_name, cls) in _PYTHON_CLASSES.items():
         if registry_name in schemas:
             path, attr = _ns.split_name(dotted)

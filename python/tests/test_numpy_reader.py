@@ -116,6 +116,19 @@ def test_roi_out_of_bounds_policies(tmp_path, order):
     assert "[Reader]" in msg and "r.npy" in msg and "outside" in msg
 
 
+def test_pad_fill_value_converts_like_numpy(tmp_path):
+    """fill_value becomes the array's dtype as NumPy converts it: float16 ties round to even (1 + 2**-11
+    lies halfway between 1 and the next float16; rounding ties up would give the latter)."""
+    np.save(tmp_path / "h.npy", np.arange(4, dtype=np.float16))
+    for fill in [1 + 2.0**-11, -2049.0, 2.5 * 2.0**-24, 0.5 * 2.0**-24]:
+        _, out = run(file_root=str(tmp_path), roi_start=[-1], roi_end=[5], out_of_bounds_policy="pad",
+                     fill_value=fill)
+        got = out[0][0][0]
+        want = np.concatenate([[fill], np.arange(4), [fill]]).astype(np.float16)
+        assert got.dtype == np.float16
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=str(fill))
+
+
 def test_roi_per_sample_argument_inputs(tmp_path):
     arrays = [make_array("int32", (10 + k, 12), seed=k) for k in range(4)]
     for k, a in enumerate(arrays):

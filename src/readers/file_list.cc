@@ -16,6 +16,45 @@
 
 namespace sluice {
 
+namespace {
+
+bool IsListSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Calls fn(line_number, line) for every line of a file list that is not blank, with the white
+// space at both ends of the line removed (line numbers count from 1, blank lines included).
+template <typename LineFn>
+void ForEachListLine(std::string_view text, LineFn&& fn) {
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    while (!line.empty() && IsListSpace(line.back())) line.remove_suffix(1);
+    while (!line.empty() && IsListSpace(line.front())) line.remove_prefix(1);
+    if (!line.empty()) fn(line_no, line);
+  }
+}
+
+std::string ReadListText(const std::string& list_path) {
+  std::ifstream f(list_path, std::ios::binary);
+  if (!f) throw Error("cannot open file_list '" + list_path + "': " + std::strerror(errno));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The folder a list's relative paths are joined to: file_root if given, else the list's folder.
+std::string ListBaseDir(const std::string& list_path, const std::string& file_root) {
+  if (!file_root.empty()) return file_root;
+  const size_t slash = list_path.rfind('/');
+  return slash == std::string::npos ? "" : list_path.substr(0, slash + 1);
+}
+
+}  // namespace
+
 std::vector<std::string> DefaultFileFilters() {
   return {"*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm", "*.pbm", "*.jp2", "*.webp"};
 }
@@ -40,23 +79,12 @@ std::vector<FileLabel> ListFileRoot(const std::string& root, const std::vector<s
 
 std::vector<FileLabel> ParseFileList(std::string_view text, const std::string& list_name, const std::string& base_dir) {
   std::vector<FileLabel> out;
-  size_t pos = 0;
-  int line_no = 0;
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
-    while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
-    while (!line.empty() && is_space(line.front())) line.remove_prefix(1);
-    if (line.empty()) continue;
+  ForEachListLine(text, [&](int line_no, std::string_view line) {
     size_t sep = line.size();
-    while (sep > 0 && !is_space(line[sep - 1])) --sep;
+    while (sep > 0 && !IsListSpace(line[sep - 1])) --sep;
     const std::string_view label_text = line.substr(sep);
     std::string_view path = line.substr(0, sep);
-    while (!path.empty() && is_space(path.back())) path.remove_suffix(1);
+    while (!path.empty() && IsListSpace(path.back())) path.remove_suffix(1);
     int64_t label = 0;
     auto [p, ec] = std::from_chars(label_text.data(), label_text.data() + label_text.size(), label);
     const bool ok = !path.empty() && ec == std::errc() && p == label_text.data() + label_text.size() &&
@@ -65,21 +93,24 @@ std::vector<FileLabel> ParseFileList(std::string_view text, const std::string& l
       throw Error("file_list " + list_name + ", line " + std::to_string(line_no) +
                   ": expected '<path> <integer label>', got '" + std::string(line) + "'");
     out.push_back({JoinPath(base_dir, std::string(path)), static_cast<int32_t>(label)});
-  }
+  });
+  return out;
+}
+
+std::vector<std::string> ParsePathList(std::string_view text, const std::string& base_dir) {
+  std::vector<std::string> out;
+  ForEachListLine(text, [&](int, std::string_view line) { out.push_back(JoinPath(base_dir, std::string(line))); });
   return out;
 }
 
 std::vector<FileLabel> ReadFileList(const std::string& list_path, const std::string& file_root) {
-  std::ifstream f(list_path, std::ios::binary);
-  if (!f) throw Error("cannot open file_list '" + list_path + "': " + std::strerror(errno));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string base = file_root;
-  if (base.empty()) {
-    const size_t slash = list_path.rfind('/');
-    base = slash == std::string::npos ? "" : list_path.substr(0, slash + 1);
-  }
-  std::vector<FileLabel> out = ParseFileList(ss.str(), list_path, base);
+  std::vector<FileLabel> out = ParseFileList(ReadListText(list_path), list_path, ListBaseDir(list_path, file_root));
+  if (out.empty()) throw Error("file_list '" + list_path + "' lists no files");
+  return out;
+}
+
+std::vector<std::string> ReadPathList(const std::string& list_path, const std::string& file_root) {
+  std::vector<std::string> out = ParsePathList(ReadListText(list_path), ListBaseDir(list_path, file_root));
   if (out.empty()) throw Error("file_list '" + list_path + "' lists no files");
   return out;
 }

@@ -1,4 +1,5 @@
-// readers.file's dataset description: listing a file_root, parsing a file_list, files + labels.
+// The readers' dataset descriptions: listing a file_root, parsing a file_list (with labels for
+// readers.file, paths only for readers.numpy), files + labels.
 // Pure functions over the file system; no reading of file contents.
 #pragma once
 #include <cstdint>
@@ -38,6 +39,12 @@ std::vector<FileLabel> ParseFileList(std::string_view text, const std::string& l
 // Reads and parses the list file: paths are relative to file_root if given, else to the list's
 // folder. Throws naming the list if it cannot be read or lists no file.
 std::vector<FileLabel> ReadFileList(const std::string& list_path, const std::string& file_root);
+
+// A file_list without labels (readers.numpy's): each line that is not blank is one path (spaces
+// inside it kept, white space at either end removed), joined to `base_dir` like ParseFileList's.
+std::vector<std::string> ParsePathList(std::string_view text, const std::string& base_dir);
+// Reads and parses such a list, with ReadFileList's base folder and errors.
+std::vector<std::string> ReadPathList(const std::string& list_path, const std::string& file_root);
 
 // `files` joined to file_root (if given) with `labels` (same length) or their index as label.
 std::vector<FileLabel> FilesWithLabels(const std::vector<std::string>& files, const std::vector<int64_t>& labels,

@@ -16,43 +16,29 @@
 
 namespace sluice {
 
-FileReader::FileReader(const OpSpec& spec) : ReaderOperator(spec) {
-  file_root_ = Arg<std::string>("file_root");
-  file_list_ = Arg<std::string>("file_list");
-  file_args_ = Arg<std::vector<std::string>>("files");
+FileReader::FileReader(const OpSpec& spec) : ReaderOperator(spec), dataset_(*this) {
   labels_arg_ = Arg<std::vector<int64_t>>("labels");
   filters_ = Arg<std::vector<std::string>>("file_filters");
   case_sensitive_filter_ = Arg<bool>("case_sensitive_filter");
-  shuffle_after_epoch_ = Arg<bool>("shuffle_after_epoch");
   const bool has_files = HasArg("files");
-  if (HasArg("file_list") && has_files) ThrowArgError("files", "cannot be given together with file_list");
   if (HasArg("labels") && !has_files) ThrowArgError("labels", "can only be given together with files");
-  if (file_root_.empty() && file_list_.empty() && !has_files)
-    ThrowArgError("file_root", "one of file_root, file_list or files is required");
-  if (has_files && file_args_.empty()) ThrowArgError("files", "is empty");
-  if (has_files && !labels_arg_.empty() && labels_arg_.size() != file_args_.size())
+  if (has_files && !labels_arg_.empty() && labels_arg_.size() != dataset_.files.size())
     ThrowArgError("labels", "has " + std::to_string(labels_arg_.size()) + " entries but files has " +
-                                std::to_string(file_args_.size()));
-  if (shuffle_after_epoch_ && options().random_shuffle)
-    ThrowArgError("shuffle_after_epoch", "cannot be combined with random_shuffle");
+                                std::to_string(dataset_.files.size()));
   InitEagerly();
 }
 
 FileReader::~FileReader() { StopLoader(); }
 
-std::string FileReader::DatasetName() const {
-  if (!file_list_.empty()) return "file_list '" + file_list_ + "'";
-  if (!file_args_.empty()) return "files [" + std::to_string(file_args_.size()) + " paths]";
-  return "file_root '" + file_root_ + "'";
-}
+std::string FileReader::DatasetName() const { return dataset_.Name(); }
 
 int64_t FileReader::InitDataset() {
-  if (!file_list_.empty()) {
-    files_ = FileLabelList::FromVector(ReadFileList(file_list_, file_root_));
-  } else if (!file_args_.empty()) {
-    files_ = FileLabelList::FromVector(FilesWithLabels(file_args_, labels_arg_, file_root_));
+  if (!dataset_.file_list.empty()) {
+    files_ = FileLabelList::FromVector(ReadFileList(dataset_.file_list, dataset_.file_root));
+  } else if (!dataset_.files.empty()) {
+    files_ = FileLabelList::FromVector(FilesWithLabels(dataset_.files, labels_arg_, dataset_.file_root));
   } else {
-    files_ = IndexFileRoot(file_root_, filters_, case_sensitive_filter_);
+    files_ = IndexFileRoot(dataset_.file_root, filters_, case_sensitive_filter_);
   }
   if (options().random_shuffle) {
     // One shuffle of the whole list before sharding, with a fixed seed: identical on every shard.
@@ -62,12 +48,7 @@ int64_t FileReader::InitDataset() {
   return static_cast<int64_t>(files_.size());
 }
 
-void FileReader::AdjustSequencer(SequencerOptions& s) const {
-  if (shuffle_after_epoch_) {
-    s.shuffle_after_epoch = true;
-    s.stick_to_shard = true;
-  }
-}
+void FileReader::AdjustSequencer(SequencerOptions& s) const { dataset_.AdjustSequencer(s); }
 
 void FileReader::PresizeOutputs(std::vector<TensorList>& outs, int batch_size, const MemoryConfig& cfg) {
   const size_t bytes = std::max(static_cast<size_t>(options().tensor_init_bytes), HintFor(0));

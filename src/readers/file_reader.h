@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "readers/file_dataset_args.h"
 #include "readers/file_label_list.h"
 #include "readers/file_list.h"
 #include "readers/file_source.h"
@@ -36,12 +37,10 @@ class FileReader : public ReaderOperator {
   void AdjustSequencer(SequencerOptions& s) const override;
 
  private:
-  std::string file_root_, file_list_;
-  std::vector<std::string> file_args_;
+  const FileDatasetArgs dataset_;
   std::vector<int64_t> labels_arg_;
   std::vector<std::string> filters_;
   bool case_sensitive_filter_ = false;
-  bool shuffle_after_epoch_ = false;
 
   FileLabelList files_;
   // Loader-thread scratch, reused every batch.

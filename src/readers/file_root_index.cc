@@ -19,6 +19,7 @@
 
 #include <sluice/error.h>
 
+#include "readers/file_list.h"
 #include "readers/file_name_filter.h"
 
 namespace sluice {
@@ -173,6 +174,36 @@ void ParallelFor(size_t n, int threads, const F& fn) {
   for (std::thread& t : pool) t.join();
 }
 
+// Appends to *out the paths relative to the root (`rel`: the open folder `fd`'s own, "" for the
+// root; owned) of the regular files below that folder whose names match, recursing into
+// subfolders. `ancestors` holds the folders being listed, from the root down, to refuse a link to
+// one of them.
+void ListTree(int fd, const std::string& root, const std::string& rel, const FileNameFilter& filter,
+              std::vector<std::pair<dev_t, ino_t>>& ancestors, std::vector<std::string>* out) {
+  const std::string folder_path = rel.empty() ? root : JoinPath(root, rel);
+  FolderReader folder;
+  struct stat st;
+  if (fd < 0 || !folder.Open(fd) || ::fstat(folder.fd(), &st) != 0)
+    throw Error("cannot open folder '" + folder_path + "': " + std::strerror(errno));
+  const std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
+  if (std::find(ancestors.begin(), ancestors.end(), id) != ancestors.end())
+    throw Error("folder '" + folder_path + "' is a link to a folder that contains it (a loop)");
+  ancestors.push_back(id);
+  const std::string rel_prefix = rel.empty() ? "" : rel + "/";
+  while (const dirent* e = folder.Next()) {
+    const std::string_view name(e->d_name);
+    if (TooLong(folder_path.size() + 1 + name.size())) continue;
+    const Kind kind = folder.KindOf(e);
+    if (kind == Kind::kDir) {
+      const int sub = ::openat(folder.fd(), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+      ListTree(sub, root, rel_prefix + e->d_name, filter, ancestors, out);
+    } else if (kind == Kind::kRegular && filter.Matches(name)) {
+      out->push_back(rel_prefix + e->d_name);
+    }
+  }
+  ancestors.pop_back();
+}
+
 std::string JoinFilters(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -244,6 +275,17 @@ FileLabelList IndexFileRoot(const std::string& root, const std::vector<std::stri
     l.sorted = {};
   }
   return out;
+}
+
+std::vector<std::string> ListFileTree(const std::string& root, const std::vector<std::string>& filters,
+                                      bool case_sensitive) {
+  const FileNameFilter filter(filters, case_sensitive);
+  std::vector<std::pair<dev_t, ino_t>> ancestors;
+  std::vector<std::string> paths;
+  ListTree(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK), root, "", filter, ancestors, &paths);
+  std::sort(paths.begin(), paths.end());  // relative paths, then made full
+  for (std::string& p : paths) p = JoinPath(root, p);
+  return paths;
 }
 
 }  // namespace sluice

@@ -17,7 +17,7 @@ namespace {
 std::string Errno() { return std::strerror(errno); }
 
 // pread until `len` bytes are read; throws on error or premature end of file.
-void PreadFully(int fd, int64_t offset, size_t len, void* dst, const std::string& path) {
+void PreadAll(int fd, int64_t offset, size_t len, void* dst, const std::string& path) {
   auto* p = static_cast<uint8_t*>(dst);
   while (len > 0) {
     const ssize_t r = ::pread(fd, p, len, static_cast<off_t>(offset));
@@ -105,7 +105,7 @@ void FileSource::ReadAt(int64_t offset, size_t len, void* dst) const {
   if (map_) {
     std::memcpy(dst, map_ + offset, len);
   } else {
-    PreadFully(fd_, offset, len, dst, path_);
+    PreadAll(fd_, offset, len, dst, path_);
   }
 }
 
@@ -147,7 +147,7 @@ void WholeFile::ReadAll(void* dst, bool use_mmap) const {
       return;
     }
   }
-  PreadFully(fd_, 0, static_cast<size_t>(size_), dst, *path_);
+  PreadAll(fd_, 0, static_cast<size_t>(size_), dst, *path_);
 }
 
 }  // namespace sluice

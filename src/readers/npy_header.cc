@@ -1,8 +1,6 @@
 #include "readers/npy_header.h"
 
-#include <unistd.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -198,31 +196,17 @@ NpyHeader ParseNpyHeader(std::string_view b, const std::string& file) {
   return h;
 }
 
-NpyHeader ReadNpyHeader(int fd, const std::string& file) {
-  auto read_at = [&](char* dst, size_t n, int64_t off) -> size_t {
-    size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(off + static_cast<int64_t>(got)));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        throw Error("cannot read '" + file + "': " + std::strerror(errno));
-      }
-      if (r == 0) break;
-      got += static_cast<size_t>(r);
-    }
-    return got;
-  };
+NpyHeader ReadNpyHeader(const ByteSource& file) {
   // Most headers (NumPy pads them to 64 bytes; 128 is usual) fit in the first read.
-  std::string buf(256, '\0');
-  buf.resize(read_at(buf.data(), buf.size(), 0));
-  const int64_t total = NpyHeaderSize(buf, file);
+  std::string buf(static_cast<size_t>(std::min<int64_t>(256, file.size())), '\0');
+  file.ReadAt(0, buf.size(), buf.data());
+  const int64_t total = std::min(NpyHeaderSize(buf, file.name()), file.size());
   if (static_cast<int64_t>(buf.size()) < total) {
     const size_t had = buf.size();
-    if (had < 256) Fail(file, "truncated header (file is " + std::to_string(had) + " bytes)");
     buf.resize(static_cast<size_t>(total));
-    buf.resize(had + read_at(buf.data() + had, static_cast<size_t>(total) - had, static_cast<int64_t>(had)));
+    file.ReadAt(static_cast<int64_t>(had), buf.size() - had, buf.data() + had);
   }
-  return ParseNpyHeader(buf, file);
+  return ParseNpyHeader(buf, file.name());  // a header longer than the file: "truncated header"
 }
 
 }  // namespace sluice

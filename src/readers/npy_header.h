@@ -11,6 +11,8 @@
 
 #include <sluice/dtype.h>
 
+#include "readers/file_source.h"
+
 namespace sluice {
 
 struct NpyHeader {
@@ -33,7 +35,7 @@ int64_t NpyHeaderSize(std::string_view prefix, const std::string& file);
 // Parses a whole header (`bytes` holds at least NpyHeaderSize bytes; more is ignored).
 NpyHeader ParseNpyHeader(std::string_view bytes, const std::string& file);
 
-// Reads and parses the header of the open file `fd` with pread (two reads at most).
-NpyHeader ReadNpyHeader(int fd, const std::string& file);
+// Reads and parses the header at the start of `file` (two reads at most); errors name file.name().
+NpyHeader ReadNpyHeader(const ByteSource& file);
 
 }  // namespace sluice

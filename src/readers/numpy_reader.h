@@ -9,24 +9,19 @@
 // descriptor per sample), and NumpyReader's Setup computes the ROI per sample and its Run reads only
 // the ROI's bytes on the executor's threads, with one pread per contiguous run of the ROI (the
 // innermost axis in file order, merged with the following axes when the ROI spans them whole).
+// The dataset arguments are readers.file's (file_dataset_args.h); the list comes from file_list.h
+// (file_list, files) or file_root_index.h (file_root: the whole tree, names matching file_filter);
+// the arrays are read by npy_array.h.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "readers/file_dataset_args.h"
 #include "readers/npy_header.h"
 #include "readers/reader_operator.h"
 
 namespace sluice {
-
-// Lists the files of file_root whose names match `filter` (fnmatch, case-sensitive), walking
-// subfolders; sorted by relative path. Throws naming the folder if it cannot be read or none match.
-std::vector<std::string> ListNpyFiles(const std::string& root, const std::string& filter);
-
-// Copies a box of elements stored in C order with shape `src_shape` into `dst` (C order, shape
-// `dst_shape`) at `dst_offset`, where source axis j is destination axis perm[j].
-void CopyBoxPermuted(const char* src, const std::vector<int64_t>& src_shape, const std::vector<int>& perm, char* dst,
-                     const std::vector<int64_t>& dst_shape, const std::vector<int64_t>& dst_offset, size_t elem);
 
 class NumpyLoader : public ReaderOperator {
  public:
@@ -43,9 +38,8 @@ class NumpyLoader : public ReaderOperator {
 
  private:
   bool headers_only_;
-  std::string file_root_, file_list_, filter_;
-  std::vector<std::string> file_args_;
-  bool shuffle_after_epoch_ = false;
+  const FileDatasetArgs dataset_;
+  std::string filter_;
   std::vector<std::string> files_;
   std::vector<char> scratch_;
 };
@@ -70,7 +64,6 @@ class NumpyReader : public Operator {
     NpyHeader header;
     std::vector<int64_t> anchor, out_shape;  // the ROI in C-order coordinates
   };
-  void ReadRoi(const Item& it, char* dst, std::vector<char>& scratch) const;
 
   bool roi_ = false;
   std::string policy_;

@@ -1,4 +1,5 @@
-// readers.file's dataset listing: file_root traversal, file_list parsing, files + labels.
+// The readers' dataset listing: file_root traversal, file_list parsing (with labels and paths only),
+// files + labels.
 #include <gtest/gtest.h>
 
 #include "readers/file_list.h"
@@ -101,6 +102,20 @@ TEST(FileList, PathsRelativeToTheListOrFileRoot) {
   WriteFile(d / "empty.txt", "\n\n");
   msg = ErrorOf([&] { ReadFileList(d / "empty.txt", ""); });
   EXPECT_NE(msg.find(d / "empty.txt"), std::string::npos);
+}
+
+TEST(FileList, PathListsHaveOnePathPerLine) {
+  const std::string text = "a.npy\n  dir with spaces/b 1.npy  \r\n\n \t \n/abs/c.npy";
+  const std::vector<std::string> want = {"/base/a.npy", "/base/dir with spaces/b 1.npy", "/abs/c.npy"};
+  EXPECT_EQ(ParsePathList(text, "/base/"), want);
+  EXPECT_EQ(ParsePathList("x\n", ""), std::vector<std::string>{"x"});
+  TempDir d;
+  WriteFile(d / "lists/l.txt", "sub/1.npy\n");
+  EXPECT_EQ(ReadPathList(d / "lists/l.txt", ""), std::vector<std::string>{d / "lists/sub/1.npy"});
+  EXPECT_EQ(ReadPathList(d / "lists/l.txt", "/root"), std::vector<std::string>{"/root/sub/1.npy"});
+  WriteFile(d / "empty.txt", " \n");
+  const std::string msg = ErrorOf([&] { ReadPathList(d / "empty.txt", ""); });
+  EXPECT_NE(msg.find("file_list '" + d / "empty.txt" + "' lists no files"), std::string::npos) << msg;
 }
 
 TEST(FileList, FilesWithLabels) {

@@ -190,6 +190,34 @@ TEST(FileRootIndex, NamesSortInByteOrder) {
   EXPECT_EQ(IndexFileRoot(d.path(), {"*"}, true).ToVector(), ReferenceListing(d.path(), {"*"}, true));
 }
 
+// readers.numpy's listing: every depth, files in the root too, links followed, sorted by relative
+// path in byte order; nothing matching is an empty list; a link back up is an error, not a hang.
+TEST(FileTree, EveryDepthSortedByRelativePath) {
+  TempDir d;
+  WriteFile(d / "b.npy", "b");
+  WriteFile(d / "a/z.npy", "z");
+  WriteFile(d / "a/deep/er/y.npy", "y");
+  WriteFile(d / "a-x.npy", "ax");  // '-' sorts before '/': before everything under a/
+  WriteFile(d / "a/n.txt", "n");
+  WriteFile(d / "other/o.npy", "o");
+  ASSERT_EQ(0, ::symlink((d / "other").c_str(), (d / "link").c_str()));
+  ASSERT_EQ(0, ::symlink((d / "b.npy").c_str(), (d / "c.npy").c_str()));
+  ASSERT_EQ(0, ::symlink((d / "nowhere").c_str(), (d / "dangling.npy").c_str()));
+  const std::vector<std::string> want = {d / "a-x.npy", d / "a/deep/er/y.npy", d / "a/z.npy", d / "b.npy",
+                                         d / "c.npy",   d / "link/o.npy",      d / "other/o.npy"};
+  EXPECT_EQ(ListFileTree(d.path(), {"*.npy"}, true), want);
+  EXPECT_EQ(ListFileTree(d.path() + "/", {"*.npy"}, true), want);
+  EXPECT_EQ(ListFileTree(d.path(), {"*.NPY"}, true), std::vector<std::string>{});
+  EXPECT_EQ(ListFileTree(d.path(), {"?.txt"}, true), std::vector<std::string>{d / "a/n.txt"});
+
+  const std::string missing = ErrorOf([&] { ListFileTree(d / "nope", {"*"}, true); });
+  EXPECT_NE(missing.find("cannot open folder '" + d / "nope" + "'"), std::string::npos) << missing;
+  ASSERT_EQ(0, ::symlink(d.path().c_str(), (d / "a/deep/up").c_str()));
+  const std::string loop = ErrorOf([&] { ListFileTree(d.path(), {"*.npy"}, true); });
+  EXPECT_NE(loop.find("folder '" + d / "a/deep/up" + "' is a link to a folder that contains it"), std::string::npos)
+      << loop;
+}
+
 // FileNameFilter is fnmatch's answer (MatchesAnyFilter) for every name and pattern, in the C locale
 // and in a UTF-8 one (where fnmatch folds wide characters).
 TEST(FileNameFilter, AgreesWithFnmatch) {

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
+#include "readers/npy_array.h"
 #include "readers/npy_header.h"
-#include "readers/numpy_reader.h"
 #include "readers_test_util.h"
 
 namespace sluice {
@@ -112,6 +112,31 @@ TEST(NpyHeader, CopyBoxPermutedTransposes) {
   int32_t out[6] = {};
   CopyBoxPermuted(reinterpret_cast<const char*>(fortran), {3, 2}, {1, 0}, reinterpret_cast<char*>(out), {2, 3}, {0, 0}, 4);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], i);
+}
+
+// Padding converts fill_value to the array's dtype by cast's rules: for float16, round to nearest
+// with ties to even. Each value lies halfway between two float16 values; rounding ties up (what the
+// reader did before) gives the odd neighbour.
+TEST(NpyArray, BoxPaddingRoundsFloat16FillToNearestEven) {
+  const std::string file = Header(Dict("<f2", false, "(2,)")) + std::string(4, '\0');
+  const MemorySource src(file.data(), file.size(), "f16.npy");
+  const NpyHeader h = ParseNpyHeader(file, "f16.npy");
+  const std::pair<double, uint16_t> ties[] = {
+      {1.0 + 1.0 / 2048, 0x3c00},         // between 1 (0x3c00) and 1 + 2^-10 (0x3c01)
+      {1.0 + 3.0 / 2048, 0x3c02},         // between 0x3c01 and 0x3c02
+      {-(2048.0 + 1.0), 0xe800},          // between -2048 (0xe800) and -2050 (0xe801)
+      {2.5 / (1 << 24), 0x0002},          // subnormal: between 2 and 3 units of 2^-24
+      {0.5 / (1 << 24), 0x0000},          // between 0 and the smallest subnormal
+  };
+  std::vector<char> scratch;
+  for (const auto& [value, bits] : ties) {
+    uint16_t out[4] = {1, 1, 1, 1};
+    // The box [-1, 3) of a 2-element array: one padded element at each end.
+    ReadNpyBox(src, h, {-1}, {4}, value, reinterpret_cast<char*>(out), scratch);
+    EXPECT_EQ(out[0], bits) << value;
+    EXPECT_EQ(out[3], bits) << value;
+    EXPECT_EQ(out[1], 0) << value;
+  }
 }
 
 void WriteNpy(const std::string& path, const std::string& dict, const std::string& data, int major = 1) {

@@ -8,9 +8,7 @@ not at all (``SLUICE_ONLY``).
 import re
 
 from .. import _sluice
-from .. import fn as _fn
-from .. import ops as _ops
-from ..namespaces import camel_case, split_name
+from ..namespaces import LEGACY_NAMES, camel_case, split_name
 
 # Registry names of operators DALI has no public operator for, and what they are.
 SLUICE_ONLY = {
@@ -29,8 +27,8 @@ def operator_names(include_testing=False):
     return sorted(n for n in _sluice.list_operators() if include_testing or is_public(n))
 
 
-def _legacy(table, name):
-    return sorted(k for k, v in table.items() if v == name)
+def _legacy(name):
+    return sorted(k for k, v in LEGACY_NAMES.items() if v == name)
 
 
 def dali_names(name):
@@ -40,8 +38,7 @@ def dali_names(name):
         return None
     path, leaf = split_name(name)
     cls = f"{path}.{camel_case(leaf)}" if path else camel_case(leaf)
-    legacy = [f"fn.{n}" for n in _legacy(_fn._LEGACY_NAMES, name)] + \
-             [f"ops.{n}" for n in _legacy(_ops._LEGACY_NAMES, name)]
+    legacy = [f"fn.{n}" for n in _legacy(name)] + [f"ops.{camel_case(n)}" for n in _legacy(name)]
     return f"nvidia.dali.fn.{name}", f"nvidia.dali.ops.{cls}", legacy
 
 

@@ -13,6 +13,8 @@
 // unsigned integers -> the wider; intX with uintY -> int(2Y) if X <= Y else intX; bool is below every
 // other type). `/` of integers gives float32; comparisons give bool; `& | ^` need integers or bool.
 // Evaluation is one pass over the elements, in chunks: no intermediate tensor per operation.
+// Implemented by expression_parser.cc (text form), type_promotion.cc, expression_compiler.cc
+// (typing), expression_eval.cc (chunks) and expression_lut.cc (the lookup-table shortcut).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -21,6 +23,8 @@
 #include <vector>
 
 #include <sluice/dtype.h>
+
+#include "kernels/arithmetic/type_promotion.h"
 
 namespace sluice::kernels::arith {
 
@@ -79,8 +83,5 @@ class Program {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// DALI's binary type promotion (bool below all; see the header comment).
-DType Promote(DType a, DType b);
 
 }  // namespace sluice::kernels::arith

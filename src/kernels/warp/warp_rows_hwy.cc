@@ -199,16 +199,20 @@ size_t NearestRowImpl(const WarpRowU8C3& a) {
   // and a sum, each correctly rounded, then floor). Inside it the per-lane checks and the clamp to
   // the coordinate limit are not needed.
   const InsideInterval in = NearestInsideInterval(a, x, x_end);
-  for (; x + 2 * N <= x_end && x < in.begin; x += 2 * N) {
-    bool in0, in1;
-    const auto off0 = offsets(x, in0), off1 = offsets(x + N, in1);
-    if (in0 && in1) {
-      store_pair(x, off0, off1);
-    } else {
-      one_group(x);
-      one_group(x + N);
+  // Pairs of groups checked lane by lane, from x on while x < stop.
+  auto checked_pairs = [&](size_t stop) {
+    for (; x + 2 * N <= x_end && x < stop; x += 2 * N) {
+      bool in0, in1;
+      const auto off0 = offsets(x, in0), off1 = offsets(x + N, in1);
+      if (in0 && in1) {
+        store_pair(x, off0, off1);
+      } else {
+        one_group(x);
+        one_group(x + N);
+      }
     }
-  }
+  };
+  checked_pairs(in.begin);
   if (x + 2 * N <= in.end && x >= in.begin) {
     auto cx = hn::Add(hn::Iota(dd, static_cast<double>(x)), half);
     const auto step = hn::Set(dd, static_cast<double>(N));
@@ -223,16 +227,7 @@ size_t NearestRowImpl(const WarpRowU8C3& a) {
       cx = hn::Add(c1, step);
     }
   }
-  for (; x + 2 * N <= x_end; x += 2 * N) {
-    bool in0, in1;
-    const auto off0 = offsets(x, in0), off1 = offsets(x + N, in1);
-    if (in0 && in1) {
-      store_pair(x, off0, off1);
-    } else {
-      one_group(x);
-      one_group(x + N);
-    }
-  }
+  checked_pairs(x_end);
 #endif
   for (; x < x_end; x += N) {
     if (x + N > x_end) {

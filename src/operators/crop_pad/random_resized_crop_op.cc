@@ -9,7 +9,7 @@
 #include "kernels/crop/random_crop_window.h"
 #include "kernels/resize/resize.h"
 #include "operators/crop_pad/crop_pad_util.h"
-#include "operators/image/resize_plan.h"
+#include "operators/image/resampling_args.h"
 #include "operators/registry.h"
 
 namespace sluice {
@@ -112,7 +112,6 @@ void CheckRanges(const ArgView& a) {
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
-  const std::vector<std::string>& kFilterNames = ResizeFilterNames();
   OpSchema s("random_resized_crop");
   s.Doc("Crops a random window (area fraction uniform in random_area, aspect ratio log-uniform in random_aspect_ratio, "
         "up to num_attempts tries, else the whole image clamped to the ratio range, centred) and resizes it to `size` "
@@ -133,21 +132,9 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
       .Arg("num_attempts", ArgType::kInt, int64_t{10}, "Tries at a window that fits before the fallback.")
       .Min(1)
       .Check(CheckRanges)
-      .Arg("interp_type", ArgType::kString, std::string("LINEAR"), "Interpolation (types.INTERP_* or its name).")
-      .Enum(kFilterNames, true)
-      .Arg("min_filter", ArgType::kString, std::string("LINEAR"), "Filter when downscaling (default: interp_type).")
-      .Enum(kFilterNames, true)
-      .Arg("mag_filter", ArgType::kString, std::string("LINEAR"), "Filter when upscaling (default: interp_type).")
-      .Enum(kFilterNames, true)
-      .Arg("antialias", ArgType::kBool, true, "Widen the filter when downscaling.")
-      .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type, uint8 or float32 (default: the input's).")
-      .Enum({"uint8", "float32"})
-      .Arg("minibatch_size", ArgType::kInt, int64_t{32}, "Images per GPU kernel call in DALI; no effect.")
-      .Min(1)
-      .Arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "DALI's GPU scratch-buffer presize; no effect.")
-      .Min(0)
       .Random()
       .Factory("cpu", MakeFactory<RandomResizedCropOp>());
+  AddResamplingArgs(s);
   r.Register(std::move(s));
 }
 

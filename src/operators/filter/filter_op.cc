@@ -16,8 +16,6 @@
 namespace sluice {
 namespace {
 
-const std::vector<std::string> kTypes = {"uint8", "int16", "uint16", "float32"};
-
 class FilterOp : public Operator {
  public:
   explicit FilterOp(const OpSpec& spec) : Operator(spec) {
@@ -27,11 +25,7 @@ class FilterOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    layout_ = FilterImageLayout(in);
-    in_type_ = in.dtype();
-    if (!kernels::FilterKernelSupports(in_type_))
-      throw Error("input type " + std::string(ToString(in_type_)) + " is not supported (uint8, int16, uint16 or float32)");
-    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in_type_;
+    types_ = ReadFilterBatchTypes(*this, in);
     const int n = ws.batch_size();
     const TensorList& filters = ws.Input(1);
     if (filters.num_samples() != n)
@@ -71,7 +65,7 @@ class FilterOp : public Operator {
                       fills->shape(i).ToString());
         p.fill_value = detail::ReadElement<float>(*fills, i, 0);
       }
-      const kernels::ImageGeom g = FilterImageGeom(in.shape(i), layout_);
+      const kernels::ImageGeom g = FilterImageGeom(in.shape(i), types_.layout);
       int64_t oh = g.height, ow = g.width;
       if (valid_) {
         oh = g.height - p.kh + 1;
@@ -80,23 +74,23 @@ class FilterOp : public Operator {
           throw Error("mode='valid': filter of shape " + fs.ToString() + " is larger than sample " + std::to_string(i) +
                       " of shape " + in.shape(i).ToString());
       }
-      shapes.push_back(FilterImageShape(oh, ow, g.channels, layout_));
+      shapes.push_back(FilterImageShape(oh, ow, g.channels, types_.layout));
     }
-    return {OutputDesc{shapes, out_type_, layout_, false}};
+    return {OutputDesc{shapes, types_.out_type, types_.layout, false}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
-    kernels::Filter2D(in.raw_sample(i), in_type_, FilterImageGeom(in.shape(i), layout_), out.raw_mutable_sample(i),
-                      out_type_, FilterImageGeom(out.shape(i), layout_), params_[static_cast<size_t>(i)]);
+    kernels::Filter2D(in.raw_sample(i), types_.in_type, FilterImageGeom(in.shape(i), types_.layout),
+                      out.raw_mutable_sample(i), types_.out_type, FilterImageGeom(out.shape(i), types_.layout),
+                      params_[static_cast<size_t>(i)]);
   }
 
  private:
   kernels::BorderMode border_ = kernels::BorderMode::kReflect101;
   bool valid_ = false;
-  std::string layout_;
-  DType in_type_ = DType::kUInt8, out_type_ = DType::kUInt8;
+  FilterBatchTypes types_;
   std::vector<kernels::FilterParams> params_;
 };
 
@@ -126,11 +120,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFilter) {
       .Arg("mode", ArgType::kString, std::string("same"),
            "same: the output has the input's size; valid: only where the filter fits entirely.")
       .Enum({"same", "valid"})
-      .Arg("dtype", ArgType::kDType, std::string("uint8"),
-           "Output type: uint8, int16, uint16 or float32 (default: the input's). Integer results are rounded and "
-           "saturated.")
-      .Enum(kTypes)
       .Factory("cpu", MakeFactory<FilterOp>());
+  AddFilterOutputTypeArg(s);
   r.Register(std::move(s));
 }
 

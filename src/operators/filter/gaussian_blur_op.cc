@@ -13,19 +13,13 @@
 namespace sluice {
 namespace {
 
-const std::vector<std::string> kTypes = {"uint8", "int16", "uint16", "float32"};
-
 class GaussianBlurOp : public Operator {
  public:
   explicit GaussianBlurOp(const OpSpec& spec) : Operator(spec) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    layout_ = FilterImageLayout(in);
-    in_type_ = in.dtype();
-    if (!kernels::FilterKernelSupports(in_type_))
-      throw Error("input type " + std::string(ToString(in_type_)) + " is not supported (uint8, int16, uint16 or float32)");
-    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in_type_;
+    types_ = ReadFilterBatchTypes(*this, in);
     const int n = ws.batch_size();
     const auto sigmas = PerSampleListArg<float>(ws, "sigma");
     const auto windows = PerSampleListArg<int>(ws, "window_size");
@@ -55,19 +49,18 @@ class GaussianBlurOp : public Operator {
         (axis == 0 ? wy_ : wx_)[static_cast<size_t>(i)] = std::move(weights);
       }
     }
-    return {OutputDesc{in.shapes(), out_type_, layout_, in.is_contiguous()}};
+    return {OutputDesc{in.shapes(), types_.out_type, types_.layout, in.is_contiguous()}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
-    kernels::SeparableFilter2D(in.raw_sample(i), in_type_, ws.Output(0).raw_mutable_sample(i), out_type_,
-                               FilterImageGeom(in.shape(i), layout_), wy_[static_cast<size_t>(i)],
+    kernels::SeparableFilter2D(in.raw_sample(i), types_.in_type, ws.Output(0).raw_mutable_sample(i),
+                               types_.out_type, FilterImageGeom(in.shape(i), types_.layout), wy_[static_cast<size_t>(i)],
                                wx_[static_cast<size_t>(i)], kernels::BorderMode::kReflect101);
   }
 
  private:
-  std::string layout_;
-  DType in_type_ = DType::kUInt8, out_type_ = DType::kUInt8;
+  FilterBatchTypes types_;
   std::vector<std::vector<float>> wy_, wx_;
 };
 
@@ -91,10 +84,6 @@ SLUICE_REGISTER_OPERATORS(RegisterGaussianBlur) {
            "Diameter of the kernel (odd), one value or one per spatial axis (per sample allowed); 0: from sigma.", true)
       .Min(0)
       .Count({1, 2})
-      .Arg("dtype", ArgType::kDType, std::string("uint8"),
-           "Output type: uint8, int16, uint16 or float32 (default: the input's). Integer results are rounded and "
-           "saturated.")
-      .Enum(kTypes)
       .Check([](const ArgView& a) {
         for (double w : a.Numbers("window_size"))
           if (w > 0 && static_cast<int64_t>(w) % 2 == 0)
@@ -105,6 +94,7 @@ SLUICE_REGISTER_OPERATORS(RegisterGaussianBlur) {
           throw ArgCheckError{"sigma", "sigma or window_size must be given (> 0)"};
       })
       .Factory("cpu", MakeFactory<GaussianBlurOp>());
+  AddFilterOutputTypeArg(s);
   r.Register(std::move(s));
 }
 

@@ -29,4 +29,21 @@ TensorShape FilterImageShape(int64_t h, int64_t w, int64_t c, const std::string&
   return TensorShape{h, w, c};
 }
 
+void AddFilterOutputTypeArg(OpSchema& s) {
+  s.Arg("dtype", ArgType::kDType, std::string("uint8"),
+        "Output type: uint8, int16, uint16 or float32 (default: the input's). Integer results are rounded and "
+        "saturated.")
+      .Enum({"uint8", "int16", "uint16", "float32"});
+}
+
+FilterBatchTypes ReadFilterBatchTypes(const Operator& op, const TensorList& in) {
+  FilterBatchTypes t;
+  t.layout = FilterImageLayout(in);
+  t.in_type = in.dtype();
+  if (!kernels::FilterKernelSupports(t.in_type))
+    throw Error("input type " + std::string(ToString(t.in_type)) + " is not supported (uint8, int16, uint16 or float32)");
+  t.out_type = op.HasArg("dtype") ? op.Arg<DType>("dtype") : t.in_type;
+  return t;
+}
+
 }  // namespace sluice

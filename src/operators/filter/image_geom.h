@@ -1,11 +1,14 @@
 // Image layouts of the filter operators (gaussian_blur, filter): "HWC", "CHW" and "HW" (no
 // channels); an empty layout means HWC for 3-D samples and HW for 2-D ones (as DALI's channel-last
-// default). Errors name the layout or the sample's shape.
+// default). Errors name the layout or the sample's shape. Also their shared `dtype` argument and
+// the batch's input and output types.
 #pragma once
 #include <string>
 
 #include "core/tensor_list.h"
 #include "kernels/filter/convolution.h"
+#include "operators/operator.h"
+#include "operators/schema.h"
 
 namespace sluice {
 
@@ -18,5 +21,17 @@ kernels::ImageGeom FilterImageGeom(const TensorShape& shape, const std::string& 
 
 // The sample shape of an image of geometry `g` in `layout`.
 TensorShape FilterImageShape(int64_t h, int64_t w, int64_t c, const std::string& layout);
+
+// Declares the `dtype` argument of the filter operators: uint8, int16, uint16 or float32, default
+// the input's.
+void AddFilterOutputTypeArg(OpSchema& s);
+
+// A batch of a filter operator: its layout (FilterImageLayout), the input type (throws if the
+// kernels do not take it) and the output type (`dtype`, default the input's).
+struct FilterBatchTypes {
+  std::string layout;
+  DType in_type = DType::kUInt8, out_type = DType::kUInt8;
+};
+FilterBatchTypes ReadFilterBatchTypes(const Operator& op, const TensorList& in);
 
 }  // namespace sluice

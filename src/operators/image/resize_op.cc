@@ -1,5 +1,6 @@
 // resize: separable resampling with antialiasing, DALI's arguments and output-size rules.
 #include "kernels/resize/resize.h"
+#include "operators/image/resampling_args.h"
 #include "operators/image/resize_input_bound.h"
 #include "operators/image/resize_plan.h"
 #include "operators/operator.h"
@@ -57,59 +58,50 @@ class ResizeOp : public Operator {
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterResize) {
-  const std::vector<std::string>& kFilterNames = ResizeFilterNames();
-  r.Register(OpSchema("resize")
-                 .Doc("Resizes HWC images with separable resampling. Downscaling is antialiased by default (the filter "
-                      "widens with the scale, as in Pillow). Exactly one of resize_x/resize_y, size, resize_shorter or "
-                      "resize_longer sets the output size; a missing extent keeps the aspect ratio.")
-                 .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
-                 .Output("resized", "Resized HWC images.")
-                 .Arg("resize_x", ArgType::kFloat, 0.0, "Output width; 0 derives it from resize_y. Negative flips.", true)
-                 .Arg("resize_y", ArgType::kFloat, 0.0, "Output height; 0 derives it from resize_x. Negative flips.", true)
-                 .Arg("size", ArgType::kFloatList, std::vector<double>{},
-                      "Output size (height, width), or one value for both; 0 extents are derived (see mode).", true)
-                 .Count({0, 1, 2}).Min(0)
-                 .Arg("resize_shorter", ArgType::kFloat, 0.0, "Length of the shorter side, keeping the aspect ratio (mode not_smaller).", true)
-                 .Min(0)
-                 .Arg("resize_longer", ArgType::kFloat, 0.0, "Length of the longer side, keeping the aspect ratio (mode not_larger).", true)
-                 .Min(0)
-                 .Arg("max_size", ArgType::kFloatList, std::vector<double>{}, "Limit of the output size: one value or (height, width).")
-                 .Count({0, 1, 2}).Min(0)
-                 .Arg("mode", ArgType::kString, std::string("default"), "How missing or conflicting extents are resolved.")
-                 .Enum({"default", "stretch", "not_larger", "not_smaller"})
-                 .Arg("interp_type", ArgType::kString, std::string("LINEAR"), "Interpolation (types.INTERP_* or its name).")
-                 .Enum(kFilterNames, true)
-                 .Arg("min_filter", ArgType::kString, std::string("LINEAR"), "Filter when downscaling (default: interp_type).")
-                 .Enum(kFilterNames, true)
-                 .Arg("mag_filter", ArgType::kString, std::string("LINEAR"), "Filter when upscaling (default: interp_type).")
-                 .Enum(kFilterNames, true)
-                 .Arg("antialias", ArgType::kBool, true, "Widen the filter when downscaling.")
-                 .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type, uint8 or float32 (default: the input's).")
-                 .Enum({"uint8", "float32"})
-                 .Arg("roi_start", ArgType::kFloatList, std::vector<double>{},
-                      "Start (y, x) of the input region to resize (one value: both axes).", true)
-                 .Count({0, 1, 2})
-                 .Arg("roi_end", ArgType::kFloatList, std::vector<double>{},
-                      "End (y, x) of the input region; below start mirrors (one value: both axes).", true)
-                 .Count({0, 1, 2})
-                 .Arg("roi_relative", ArgType::kBool, false, "roi_start/roi_end are fractions of the input size.")
-                 .Arg("subpixel_scale", ArgType::kBool, true,
-                      "A fractional output extent keeps its scale: the region of interest is adjusted about its centre "
-                      "to the rounded extent. False stretches the whole region to the rounded extent (Pillow's result).")
-                 .Arg("minibatch_size", ArgType::kInt, int64_t{32}, "Images per GPU kernel call in DALI; no effect.")
-                 .Min(1)
-                 .Arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "DALI's GPU scratch-buffer presize; no effect.")
-                 .Min(0)
-                 .Check(CheckSizeArgs)
-                 .Arg("input_window", ArgType::kIntList, std::vector<int64_t>{},
-                      "Set by the pipeline (ROI decode, see decoders.image's `roi_decode`): per sample [y, x, "
-                      "full_height, full_width], the input is that window of a bigger image. The output is sized and "
-                      "computed as for the whole image, and only pixels whose filter taps lie in the window are "
-                      "computed (the others are 0). CPU only. Sluice only.", true)
-                 .MinInputSize(ResizeMinInputSize)
-                 .InputRegion(ResizeInputRegion)
-                 .AcceptsInputWindow("input_window")
-                 .Factory("cpu", [](const OpSpec& s) { return std::make_unique<ResizeOp>(s); }));
+  OpSchema s("resize");
+  s.Doc("Resizes HWC images with separable resampling. Downscaling is antialiased by default (the filter widens with "
+        "the scale, as in Pillow). Exactly one of resize_x/resize_y, size, resize_shorter or resize_longer sets the "
+        "output size; a missing extent keeps the aspect ratio.")
+      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Output("resized", "Resized HWC images.")
+      .Arg("resize_x", ArgType::kFloat, 0.0, "Output width; 0 derives it from resize_y. Negative flips.", true)
+      .Arg("resize_y", ArgType::kFloat, 0.0, "Output height; 0 derives it from resize_x. Negative flips.", true)
+      .Arg("size", ArgType::kFloatList, std::vector<double>{},
+           "Output size (height, width), or one value for both; 0 extents are derived (see mode).", true)
+      .Count({0, 1, 2})
+      .Min(0)
+      .Arg("resize_shorter", ArgType::kFloat, 0.0, "Length of the shorter side, keeping the aspect ratio (mode not_smaller).", true)
+      .Min(0)
+      .Arg("resize_longer", ArgType::kFloat, 0.0, "Length of the longer side, keeping the aspect ratio (mode not_larger).", true)
+      .Min(0)
+      .Arg("max_size", ArgType::kFloatList, std::vector<double>{}, "Limit of the output size: one value or (height, width).")
+      .Count({0, 1, 2})
+      .Min(0)
+      .Arg("mode", ArgType::kString, std::string("default"), "How missing or conflicting extents are resolved.")
+      .Enum({"default", "stretch", "not_larger", "not_smaller"})
+      .Arg("roi_start", ArgType::kFloatList, std::vector<double>{},
+           "Start (y, x) of the input region to resize (one value: both axes).", true)
+      .Count({0, 1, 2})
+      .Arg("roi_end", ArgType::kFloatList, std::vector<double>{},
+           "End (y, x) of the input region; below start mirrors (one value: both axes).", true)
+      .Count({0, 1, 2})
+      .Arg("roi_relative", ArgType::kBool, false, "roi_start/roi_end are fractions of the input size.")
+      .Arg("subpixel_scale", ArgType::kBool, true,
+           "A fractional output extent keeps its scale: the region of interest is adjusted about its centre to the "
+           "rounded extent. False stretches the whole region to the rounded extent (Pillow's result).")
+      .Check(CheckSizeArgs);
+  AddResamplingArgs(s);
+  s.Arg("input_window", ArgType::kIntList, std::vector<int64_t>{},
+        "Set by the pipeline (ROI decode, see decoders.image's `roi_decode`): per sample [y, x, full_height, "
+        "full_width], the input is that window of a bigger image. The output is sized and computed as for the whole "
+        "image, and only pixels whose filter taps lie in the window are computed (the others are 0). CPU only. "
+        "Sluice only.",
+        true)
+      .MinInputSize(ResizeMinInputSize)
+      .InputRegion(ResizeInputRegion)
+      .AcceptsInputWindow("input_window")
+      .Factory("cpu", [](const OpSpec& spec) { return std::make_unique<ResizeOp>(spec); });
+  r.Register(std::move(s));
 }
 
 }  // namespace sluice

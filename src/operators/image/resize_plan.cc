@@ -3,34 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "operators/image/resampling_args.h"
 
 namespace sluice {
-namespace {
-
-constexpr kernels::ResizeFilter kFilters[] = {kernels::ResizeFilter::kNearest, kernels::ResizeFilter::kLinear,
-                                              kernels::ResizeFilter::kCubic, kernels::ResizeFilter::kLanczos3,
-                                              kernels::ResizeFilter::kTriangular, kernels::ResizeFilter::kGaussian};
-
-kernels::ResizeFilter FilterOf(const std::string& s) {
-  const auto& names = ResizeFilterNames();
-  return kFilters[std::find(names.begin(), names.end(), s) - names.begin()];  // the schema admits only these
-}
-
-}  // namespace
-
-const std::vector<std::string>& ResizeFilterNames() {
-  static const std::vector<std::string> names = {"NN", "LINEAR", "CUBIC", "LANCZOS3", "TRIANGULAR", "GAUSSIAN"};
-  return names;
-}
-
-kernels::ResizeParams ResizeFilterParams(const Operator& op) {
-  kernels::ResizeParams params;
-  const auto interp = FilterOf(op.Arg<std::string>("interp_type"));
-  params.min_filter = op.HasArg("min_filter") ? FilterOf(op.Arg<std::string>("min_filter")) : interp;
-  params.mag_filter = op.HasArg("mag_filter") ? FilterOf(op.Arg<std::string>("mag_filter")) : interp;
-  params.antialias = op.Arg<bool>("antialias");
-  return params;
-}
 
 ResizeArgs::ResizeArgs(const Operator& op) : params(ResizeFilterParams(op)) {
   mode = *ParseResizeMode(op.Arg<std::string>("mode"));

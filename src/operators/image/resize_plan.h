@@ -15,16 +15,10 @@
 
 namespace sluice {
 
-// interp_type's spellings, in DALIInterpType's order (an integer i names the i-th).
-const std::vector<std::string>& ResizeFilterNames();
-// The filters and antialiasing from the schema's interp_type, min_filter, mag_filter and antialias
-// arguments (shared by resize and random_resized_crop).
-kernels::ResizeParams ResizeFilterParams(const Operator& op);
-
 // The constant arguments (schema-validated), read once by the operator's constructor.
 struct ResizeArgs {
   explicit ResizeArgs(const Operator& op);
-  kernels::ResizeParams params;  // filters and antialias
+  kernels::ResizeParams params;  // filters and antialias (resampling_args.h)
   ResizeMode mode = ResizeMode::kDefault;
   std::array<double, 2> max_size{0, 0};
   std::optional<DType> out_type;  // default: the input's
