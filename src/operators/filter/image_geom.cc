@@ -1,21 +1,9 @@
 #include "operators/filter/image_geom.h"
 
-#include <sluice/error.h>
-
 namespace sluice {
 
-std::string FilterImageLayout(const TensorList& in) {
-  std::string layout = in.layout();
-  const int nd = in.num_samples() > 0 ? in.shape(0).ndim() : 3;
-  if (layout.empty()) layout = nd == 2 ? "HW" : "HWC";
-  if (layout != "HWC" && layout != "CHW" && layout != "HW")
-    throw Error("expected images in layout HWC, CHW or HW, got layout '" + in.layout() + "'");
-  for (int i = 0; i < in.num_samples(); ++i)
-    if (in.shape(i).ndim() != static_cast<int>(layout.size()))
-      throw Error("expected " + layout + " images, sample " + std::to_string(i) + " has shape " +
-                  in.shape(i).ToString());
-  return layout;
-}
+// HWC first: a 3-D input without a layout is channel-last.
+InputLayouts FilterImageLayouts() { return InputLayouts{"HWC", "CHW", "HW"}; }
 
 kernels::ImageGeom FilterImageGeom(const TensorShape& s, const std::string& layout) {
   if (layout == "HW") return kernels::ImageGeom::HWC(s[0], s[1], 1);
