@@ -172,6 +172,9 @@ struct OperatorInfo {
   int min_inputs;
   int max_inputs;
   std::vector<std::string> input_names;
+  // Per input: the layouts it accepts and how one without a layout is read ("HWC or CHW; none: read
+  // as HWC"), checked for every batch; "" where any layout is accepted.
+  std::vector<std::string> input_layouts;
   int num_outputs;       // -1 when it depends on the arguments
   std::vector<ArgumentInfo> arguments;
   bool is_random;

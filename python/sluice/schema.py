@@ -27,6 +27,8 @@ class OperatorSchema:
         self.min_inputs = info.min_inputs
         self.max_inputs = info.max_inputs
         self.input_names = list(info.input_names)
+        # Per input: the accepted layouts in words ("HWC; none: read as HWC"), "" where any.
+        self.input_layouts = list(info.input_layouts)
         self.num_outputs = info.num_outputs
         self.is_random = info.is_random
         self.is_reader = info.is_reader

@@ -97,6 +97,7 @@ void BindOperatorInfo(nb::module_& m) {
       .def_ro("min_inputs", &OperatorInfo::min_inputs)
       .def_ro("max_inputs", &OperatorInfo::max_inputs)
       .def_ro("input_names", &OperatorInfo::input_names)
+      .def_ro("input_layouts", &OperatorInfo::input_layouts)
       .def_ro("num_outputs", &OperatorInfo::num_outputs)
       .def_ro("arguments", &OperatorInfo::arguments)
       .def_ro("is_random", &OperatorInfo::is_random)

@@ -2,6 +2,7 @@
 signature and the ops class's constructor list its arguments, with its defaults, and nothing else."""
 import inspect
 
+import numpy as np
 import pytest
 
 import sluice
@@ -91,3 +92,24 @@ def test_fn_and_ops_expose_exactly_the_schema(name):
 def test_external_source_object_api_rejects_unknown_arguments_at_construction():
     with pytest.raises(TypeError, match="not_an_argument"):
         sluice.ExternalSource(not_an_argument=1)
+
+
+def test_input_layouts_are_part_of_the_schema():
+    """Each input's accepted layouts, which the core checks once per batch, are in the schema and in
+    the docs fn and ops carry; an input of any layout has ""."""
+    resize = sluice.schema.get_schema("resize")
+    assert resize.input_layouts == ["HWC; none: read as HWC"]
+    assert "images: HWC images, uint8 or float32. Layout: HWC; none: read as HWC.\n" in fn.resize.__doc__
+    equalize = sluice.schema.get_schema("equalize")
+    assert equalize.input_layouts == [
+        "HWC, CHW or HW (or FHWC, FCHW, FHW); none: read as HWC or HW by the number of dimensions"]
+    assert sluice.schema.get_schema("cast").input_layouts == [""]
+
+
+def test_a_wrong_input_layout_is_one_message_naming_the_operator_and_input():
+    pipe = sluice.Pipeline(batch_size=1, num_threads=1, seed=1)
+    with pipe:
+        images = fn.external_source(source=lambda: [np.zeros((3, 8, 8), np.uint8)], layout="CHW")
+        pipe.set_outputs(fn.resize(images, size=4, name="rs"))
+    with pytest.raises(sluice.SluiceError, match=r"^\[rs\] input 0 \('images'\) must have layout HWC, got 'CHW'"):
+        pipe.run()

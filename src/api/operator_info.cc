@@ -15,7 +15,10 @@ OperatorInfo GetOperatorInfo(const std::string& name) {
   info.backends = s.backends();
   info.min_inputs = s.min_inputs();
   info.max_inputs = s.max_inputs();
-  for (const auto& in : s.inputs()) info.input_names.push_back(in.name);
+  for (const auto& in : s.inputs()) {
+    info.input_names.push_back(in.name);
+    info.input_layouts.push_back(in.layouts.declared() ? in.layouts.DocText() : std::string());
+  }
   info.num_outputs = s.output_docs().empty() ? -1 : static_cast<int>(s.output_docs().size());
   for (const auto& a : s.args())
     info.arguments.push_back({a.name, a.type, a.required(), a.default_value, a.doc, a.per_sample, a.ConstraintText()});

@@ -73,6 +73,18 @@ bool Operator::HasArg(const std::string& name) const {
   return IsArgInput(name) || spec_.args.count(name) > 0;
 }
 
+std::string Operator::InputLayout(const Workspace& ws, int k) const {
+  const TensorList& in = ws.Input(k);
+  const bool declared = schema_ && k < schema_->max_inputs() && schema_->inputs()[static_cast<size_t>(k)].layouts.declared();
+  if (!declared || !in.layout().empty()) return in.layout();
+  const InputLayouts& layouts = schema_->inputs()[static_cast<size_t>(k)].layouts;
+  if (in.num_samples() == 0) {
+    const auto accepted = layouts.Accepted();
+    return accepted.empty() ? std::string() : accepted[0];
+  }
+  return layouts.Resolve("", in.shape(0).ndim()).value_or(std::string());
+}
+
 void Operator::ThrowArgError(const std::string& arg, const std::string& msg) const {
   Error::Context c;
   c.op = spec_.name;

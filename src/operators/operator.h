@@ -81,6 +81,12 @@ class Operator {
   // One list per sample: from the argument input (each sample a 1-D tensor) or the constant repeated.
   template <typename T> std::vector<std::vector<T>> PerSampleListArg(const Workspace& ws, const std::string& name) const;
 
+  // The layout input `k` is read as, by the layouts its schema declares (InputLayouts; the
+  // framework has checked them before Setup): the input's layout when it has one, else the base
+  // layout its samples' number of dimensions selects (the first base layout for an empty batch).
+  // Where the schema declares no layouts, the input's layout as it is.
+  std::string InputLayout(const Workspace& ws, int k) const;
+
   [[noreturn]] void ThrowArgError(const std::string& arg, const std::string& msg) const;
 
  protected:

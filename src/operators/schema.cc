@@ -41,6 +41,105 @@ std::string ValueToString(const Value& v) {
   return os.str();
 }
 
+std::string JoinOr(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return s;
+}
+
+namespace {
+
+// Whether `layout` is a layout string: distinct upper-case letters.
+bool IsLayoutString(const std::string& layout) {
+  for (size_t i = 0; i < layout.size(); ++i)
+    if (layout[i] < 'A' || layout[i] > 'Z' || layout.find(layout[i]) != i) return false;
+  return true;
+}
+
+}  // namespace
+
+InputLayouts::InputLayouts(std::initializer_list<std::string> base) : base_(base) {
+  for (const auto& b : base_)
+    if (b.empty() || !IsLayoutString(b)) throw Error("InputLayouts: '" + b + "' is not a layout of distinct upper-case letters");
+}
+
+InputLayouts InputLayouts::AnySequence() {
+  InputLayouts l;
+  l.any_sequence_ = true;
+  return l;
+}
+
+InputLayouts& InputLayouts::AllowSequence() {
+  for (const auto& b : base_)
+    if (b.find('F') != std::string::npos) throw Error("InputLayouts: '" + b + "' already has a frame axis F");
+  sequence_ = true;
+  return *this;
+}
+
+InputLayouts& InputLayouts::AllowVolume() {
+  for (const auto& b : base_)
+    if (b.find('H') == std::string::npos || b.find('D') != std::string::npos)
+      throw Error("InputLayouts: '" + b + "' has no H to put a depth axis D before, or has one already");
+  volume_ = true;
+  return *this;
+}
+
+InputLayouts& InputLayouts::RequireLayout() { empty_accepted_ = false; return *this; }
+
+std::vector<std::string> InputLayouts::Accepted() const {
+  std::vector<std::string> out = base_;
+  auto with_depth = [](std::string b) { return b.insert(b.find('H'), "D"); };
+  if (sequence_)
+    for (const auto& b : base_) out.push_back("F" + b);
+  if (volume_)
+    for (const auto& b : base_) out.push_back(with_depth(b));
+  if (sequence_ && volume_)
+    for (const auto& b : base_) out.push_back("F" + with_depth(b));
+  return out;
+}
+
+bool InputLayouts::Accepts(const std::string& layout) const {
+  if (any_sequence_) return !layout.empty() && layout[0] == 'F';
+  const auto all = Accepted();
+  return std::find(all.begin(), all.end(), layout) != all.end();
+}
+
+std::optional<std::string> InputLayouts::Resolve(const std::string& layout, int ndim) const {
+  if (!layout.empty()) return layout;
+  if (!empty_accepted_) return std::nullopt;
+  if (any_sequence_) return std::string();
+  for (const auto& b : base_)
+    if (static_cast<int>(b.size()) == ndim) return b;
+  return std::nullopt;
+}
+
+std::vector<std::string> InputLayouts::ReadWithoutLayout() const {
+  std::vector<std::string> read_as;
+  for (const auto& b : base_)
+    if (std::none_of(read_as.begin(), read_as.end(), [&](const std::string& r) { return r.size() == b.size(); }))
+      read_as.push_back(b);
+  return read_as;
+}
+
+std::string InputLayouts::Text() const {
+  if (any_sequence_) return "F... (a sequence)";
+  std::vector<std::string> all = Accepted();
+  std::string s = JoinOr(base_);
+  if (all.size() > base_.size()) {
+    s += " (or ";
+    for (size_t i = base_.size(); i < all.size(); ++i) s += (i == base_.size() ? "" : ", ") + all[i];
+    s += ")";
+  }
+  return s;
+}
+
+std::string InputLayouts::DocText() const {
+  if (!empty_accepted_) return Text() + "; none: an error";
+  if (any_sequence_) return Text() + "; none: any number of dimensions";
+  const std::vector<std::string> read_as = ReadWithoutLayout();
+  return Text() + "; none: read as " + JoinOr(read_as) + (read_as.size() > 1 ? " by the number of dimensions" : "");
+}
+
 OpSchema::OpSchema(std::string name) : name_(std::move(name)) {
   // Arguments every operator accepts (DALI's common arguments).
   Arg("seed", ArgType::kInt, int64_t{-1}, "Random seed; -1 derives one from the pipeline seed.");
@@ -50,8 +149,8 @@ OpSchema::OpSchema(std::string name) : name_(std::move(name)) {
 }
 
 OpSchema& OpSchema::Doc(std::string doc) { doc_ = std::move(doc); return *this; }
-OpSchema& OpSchema::Input(std::string name, std::string doc, std::vector<DType> dtypes) {
-  inputs_.push_back({std::move(name), std::move(doc), std::move(dtypes)});
+OpSchema& OpSchema::Input(std::string name, std::string doc, std::vector<DType> dtypes, InputLayouts layouts) {
+  inputs_.push_back({std::move(name), std::move(doc), std::move(dtypes), std::move(layouts)});
   return *this;
 }
 OpSchema& OpSchema::OptionalInputs(int count) { optional_inputs_ = count; return *this; }
@@ -160,7 +259,8 @@ std::string OpSchema::FullDoc() const {
     os << "\nInputs:\n";
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const auto& in = inputs_[i];
-      os << "  " << in.name << (static_cast<int>(i) >= min_inputs() ? " (optional)" : "") << ": " << in.doc << "\n";
+      os << "  " << in.name << (static_cast<int>(i) >= min_inputs() ? " (optional)" : "") << ": " << in.doc
+         << (in.layouts.declared() ? " Layout: " + in.layouts.DocText() + "." : "") << "\n";
     }
   }
   if (!outputs_.empty()) {

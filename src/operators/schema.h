@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,10 +75,63 @@ struct ArgCheckError {
   std::string message;
 };
 
+// The layouts an input accepts, declared in its schema and checked by the framework for every batch
+// before Setup (NodeRunner), so that an operator reads its input's layout (Operator::InputLayout)
+// but does not validate it. Built from the layouts of one item (the base layouts: "HWC", "CHW",
+// "HW") and the forms derived from them:
+//   InputLayouts{"HWC"}                               HWC
+//   InputLayouts{"HWC", "CHW", "HW"}.AllowSequence()  also FHWC, FCHW, FHW (sequences of frames)
+//   InputLayouts{"HWC"}.AllowSequence().AllowVolume() HWC, FHWC, DHWC, FDHWC
+//   InputLayouts::AnySequence()                       any layout that begins with F ("F...")
+// Every sample must have as many dimensions as the layout has letters. A batch without a layout
+// is accepted unless RequireLayout() is given, and is read as the first base layout with the
+// samples' number of dimensions (HWC for 3-D and HW for 2-D samples of {"HWC", "CHW", "HW"}); with
+// AnySequence it is read as no layout, of any number of dimensions.
+class InputLayouts {
+ public:
+  InputLayouts() = default;  // not declared: any layout, nothing checked
+  InputLayouts(std::initializer_list<std::string> base);
+  static InputLayouts AnySequence();
+  // Also every base layout with a leading F (FHWC): a sequence of such items.
+  InputLayouts& AllowSequence();
+  // Also every base layout with a depth axis D before H (DHWC, CDHW, DHW): volumes; with
+  // AllowSequence, sequences of volumes too (FDHWC).
+  InputLayouts& AllowVolume();
+  // A batch without a layout is an error.
+  InputLayouts& RequireLayout();
+
+  bool declared() const { return any_sequence_ || !base_.empty(); }
+  bool empty_accepted() const { return empty_accepted_; }
+  // Whether a batch with the (non-empty) `layout` is accepted.
+  bool Accepts(const std::string& layout) const;
+  // The layout an accepted batch is read as: `layout` when it is set, else the first base layout
+  // of `ndim` letters ("" with AnySequence, which reads no layout); nullopt when a batch without a
+  // layout is not accepted or no base layout has `ndim` letters.
+  std::optional<std::string> Resolve(const std::string& layout, int ndim) const;
+  // The base layouts a batch without a layout can be read as: the first of each length.
+  std::vector<std::string> ReadWithoutLayout() const;
+  // Every accepted layout: the base layouts in declaration order, then their sequence, volume and
+  // sequence-of-volume forms. Empty with AnySequence (which has no finite list).
+  std::vector<std::string> Accepted() const;
+  // The accepted layouts in words, for messages: "HWC, CHW or HW (or FHWC, FCHW, FHW)".
+  std::string Text() const;
+  // Text() and how a batch without a layout is read, for the docs:
+  // "HWC or HW (or FHWC, FHW); none: HWC or HW by the number of dimensions".
+  std::string DocText() const;
+
+ private:
+  std::vector<std::string> base_;
+  bool any_sequence_ = false;
+  bool sequence_ = false;
+  bool volume_ = false;
+  bool empty_accepted_ = true;
+};
+
 struct InputSchema {
   std::string name;
   std::string doc;
   std::vector<DType> dtypes;  // empty: any
+  InputLayouts layouts;       // not declared: any
 };
 
 using OperatorFactory = std::function<std::unique_ptr<Operator>(const OpSpec&)>;
@@ -132,7 +186,7 @@ class OpSchema {
 
   // Builder: each returns *this so a schema reads as one declaration.
   OpSchema& Doc(std::string doc);
-  OpSchema& Input(std::string name, std::string doc, std::vector<DType> dtypes = {});
+  OpSchema& Input(std::string name, std::string doc, std::vector<DType> dtypes = {}, InputLayouts layouts = {});
   OpSchema& OptionalInputs(int count);  // the last `count` inputs may be omitted
   OpSchema& Output(std::string name, std::string doc);
   // The number of outputs depends on the arguments (e.g. one per `ext` entry of a reader).
@@ -222,6 +276,9 @@ Value CoerceValue(const Value& v, ArgType t);
 Value CheckArgValue(const ArgSchema& a, const Value& v);
 // Checks one number against the argument's range (per-sample argument inputs).
 void CheckArgNumber(const ArgSchema& a, double x);
+
+// "A", "A or B", "A, B or C".
+std::string JoinOr(const std::vector<std::string>& items);
 
 // Levenshtein distance, for "did you mean" suggestions.
 int EditDistance(const std::string& a, const std::string& b);

@@ -25,6 +25,32 @@ Error::Context NodeContext(const GraphNode& node, int64_t iteration = -1) {
   return c;
 }
 
+// The layout of input `k` against the layouts its schema declares: the layout string, then every
+// sample's number of dimensions against the layout it is read as (InputLayouts::Resolve).
+void CheckInputLayout(const InputSchema& schema, size_t k, const TensorList& in) {
+  const InputLayouts& accepted = schema.layouts;
+  if (!accepted.declared()) return;
+  const std::string input = "input " + std::to_string(k) + " ('" + schema.name + "')";
+  const std::string& layout = in.layout();
+  if (layout.empty() ? !accepted.empty_accepted() : !accepted.Accepts(layout))
+    throw Error(input + " must have layout " + accepted.Text() + ", got " + (layout.empty() ? "none" : "'" + layout + "'"));
+  if (in.num_samples() == 0) return;
+  // A batch has one layout: without one, sample 0's number of dimensions chooses it for all.
+  const std::optional<std::string> read_as = accepted.Resolve(layout, in.shape(0).ndim());
+  for (int i = 0; i < in.num_samples(); ++i) {
+    const TensorShape& s = in.shape(i);
+    if (read_as && (read_as->empty() || s.ndim() == static_cast<int>(read_as->size()))) continue;
+    Error::Context c;
+    c.sample = i;
+    c.source = in.source(i).ToString();
+    std::string expected = "layout '" + layout + "'";
+    if (layout.empty())
+      expected = (read_as ? "layout '" + *read_as + "'" : "layout " + JoinOr(accepted.ReadWithoutLayout())) +
+                 " (the input has no layout)";
+    throw Error(input + " has a sample of shape " + s.ToString() + ", which does not match " + expected, c);
+  }
+}
+
 }  // namespace
 
 NodeRunner::NodeRunner(const ExecutorConfig& cfg, const Graph& graph, size_t split, GpuContext* gpu,
@@ -147,7 +173,7 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
     ws.outputs_.push_back(tl.get());
   }
   try {
-    CheckInputTypes(node, ws);
+    CheckInputs(node, ws);
     ResizeOutputs(op.Setup(ws), ws);
     op.Run(ws);
   } catch (const Error& e) {
@@ -167,18 +193,20 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
   if (cfg_.options.enable_memory_stats) stats_.RecordMemory(n, outs[static_cast<size_t>(n)]);
 }
 
-// Input types the schema declares (checked here once, so operators can rely on them).
-void NodeRunner::CheckInputTypes(const GraphNode& node, const Workspace& ws) const {
+// Input types and layouts the schema declares (checked here once per batch, so operators can rely
+// on them).
+void NodeRunner::CheckInputs(const GraphNode& node, const Workspace& ws) const {
   const auto& in_schemas = node.schema->inputs();
   for (size_t k = 0; k < ws.inputs_.size() && k < in_schemas.size(); ++k) {
     const auto& allowed = in_schemas[k].dtypes;
     const DType t = ws.inputs_[k]->dtype();
-    if (allowed.empty() || ws.inputs_[k]->num_samples() == 0 ||
-        std::find(allowed.begin(), allowed.end(), t) != allowed.end())
-      continue;
-    std::string names;
-    for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(ToString(a));
-    throw Error("input '" + in_schemas[k].name + "' must be " + names + ", got " + std::string(ToString(t)));
+    if (!allowed.empty() && ws.inputs_[k]->num_samples() > 0 &&
+        std::find(allowed.begin(), allowed.end(), t) == allowed.end()) {
+      std::string names;
+      for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(ToString(a));
+      throw Error("input '" + in_schemas[k].name + "' must be " + names + ", got " + std::string(ToString(t)));
+    }
+    CheckInputLayout(in_schemas[k], k, *ws.inputs_[k]);
   }
 }
 

@@ -58,7 +58,7 @@ class NodeRunner {
 
  private:
   void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration, std::vector<FailedSample>& failed);
-  void CheckInputTypes(const GraphNode& node, const Workspace& ws) const;
+  void CheckInputs(const GraphNode& node, const Workspace& ws) const;
   void ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& ws) const;
 
   const ExecutorConfig& cfg_;

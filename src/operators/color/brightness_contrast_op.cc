@@ -15,23 +15,12 @@ namespace {
 
 const std::vector<std::string> kTypes = {"uint8", "int16", "int32", "float32"};
 
-// DALI takes channel-last images only ('HWC'; Sluice has no sequence or volumetric layouts).
-void RequireChannelLast(const TensorList& in) {
-  const std::string& layout = in.layout();
-  if (!layout.empty() && layout != "HWC")
-    throw Error("expected HWC images (channels last), got layout '" + layout + "'");
-  for (int i = 0; i < in.num_samples(); ++i)
-    if (in.shape(i).ndim() != 3)
-      throw Error("expected HWC images, sample " + std::to_string(i) + " has shape " + in.shape(i).ToString());
-}
-
 class BrightnessContrastOp : public Operator {
  public:
   explicit BrightnessContrastOp(const OpSpec& spec) : Operator(spec) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    RequireChannelLast(in);
     in_type_ = in.dtype();
     if (!kernels::ColorKernelSupports(in_type_) || in_type_ == DType::kFloat16)
       throw Error("input type " + std::string(ToString(in_type_)) + " is not supported (uint8, int16, int32 or float32)");
@@ -51,7 +40,7 @@ class BrightnessContrastOp : public Operator {
         if (!std::isfinite(v)) ThrowPerSample(name, static_cast<int>(i), "expected a finite number, got " + std::to_string(v));
       coeffs_[i] = kernels::BrightnessContrastCoeffs(brightness[i], shift[i], contrast[i], center[i], out_type_);
     }
-    return {OutputDesc{in.shapes(), out_type_, in.layout().empty() ? "HWC" : in.layout(), in.is_contiguous()}};
+    return {OutputDesc{in.shapes(), out_type_, InputLayout(ws, 0), in.is_contiguous()}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
@@ -81,8 +70,9 @@ OpSchema& AddContrast(OpSchema& s) {
 }
 
 OpSchema& AddCommon(OpSchema& s) {
+  // DALI takes channel-last images only (HWC; sequences and volumes not yet).
   return s.Input("images", "HWC images: uint8, int16, int32 or float32.",
-                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32})
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32}, InputLayouts{"HWC"})
       .Output("output", "The adjusted images, same shape.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"),
            "Output type: uint8, int16, int32 or float32 (default: the input's). Integer results are rounded and "

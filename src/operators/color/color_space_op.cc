@@ -11,8 +11,6 @@ namespace {
 
 // In the order of DALI's DALIImageType (RGB = 0, BGR = 1, GRAY = 2, YCbCr = 3), for integer spellings.
 const std::vector<std::string> kSpaces = {"RGB", "BGR", "GRAY", "YCbCr"};
-// Channel-last layouts DALI takes (sequences and volumes are flattened into rows).
-const std::vector<std::string> kLayouts = {"HWC", "FHWC", "DHWC", "FDHWC"};
 
 class ColorSpaceConversionOp : public Operator {
  public:
@@ -23,10 +21,6 @@ class ColorSpaceConversionOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    const std::string& layout = in.layout();
-    bool layout_ok = layout.empty();
-    for (const auto& l : kLayouts) layout_ok = layout_ok || layout == l;
-    if (!layout_ok) throw Error("expected channel-last images (HWC, FHWC, DHWC or FDHWC), got layout '" + layout + "'");
     type_ = in.dtype();
     if (!kernels::ColorSpaceKernelSupports(type_))
       throw Error("input type " + std::string(ToString(type_)) + " is not supported (uint8 or float32)");
@@ -34,10 +28,6 @@ class ColorSpaceConversionOp : public Operator {
     std::vector<TensorShape> shapes;
     for (int i = 0; i < in.num_samples(); ++i) {
       const TensorShape& s = in.shape(i);
-      const int want = layout.empty() ? 3 : static_cast<int>(layout.size());
-      if (s.ndim() != want)
-        throw Error("expected " + std::to_string(want) + "-dimensional channel-last images, sample " + std::to_string(i) +
-                    " has shape " + s.ToString());
       if (s[s.ndim() - 1] != cin)
         ThrowArgError("image_type", "is " + std::string(kernels::ColorSpaceName(from_)) + " (" + std::to_string(cin) +
                                         " channel" + (cin == 1 ? "" : "s") + "), but sample " + std::to_string(i) +
@@ -47,7 +37,7 @@ class ColorSpaceConversionOp : public Operator {
       out_dims.back() = cout;
       shapes.emplace_back(out_dims);
     }
-    return {OutputDesc{shapes, type_, layout.empty() ? "HWC" : layout, in.is_contiguous()}};
+    return {OutputDesc{shapes, type_, InputLayout(ws, 0), in.is_contiguous()}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
@@ -68,8 +58,10 @@ SLUICE_REGISTER_OPERATORS(RegisterColorSpaceConversion) {
   s.Doc("Converts images between colour spaces: RGB, BGR, YCbCr (ITU-R BT.601, Y in 16..235) and GRAY (JPEG luma "
         "0.299 R + 0.587 G + 0.114 B), with DALI's coefficients. uint8 or float32 (values in 0..1) channel-last "
         "images; the output keeps the type and has the output colour space's number of channels.")
-      .Input("images", "Channel-last images (HWC; FHWC, DHWC, FDHWC also taken): uint8 or float32.",
-             {DType::kUInt8, DType::kFloat32})
+      .Input("images", "Channel-last images: uint8 or float32.",
+             {DType::kUInt8, DType::kFloat32},
+             // Channel-last layouts, as DALI takes (sequences and volumes are converted as rows of pixels).
+             InputLayouts{"HWC"}.AllowSequence().AllowVolume())
       .Output("output", "The converted images.")
       .Arg("image_type", ArgType::kString, std::nullopt, "Colour space of the input: RGB, BGR, YCbCr or GRAY.")
       .Enum(kSpaces, true)

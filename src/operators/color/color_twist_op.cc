@@ -21,12 +21,9 @@ class ColorTwistOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    const std::string& layout = in.layout();
-    if (!layout.empty() && layout != "HWC")
-      throw Error("expected HWC images (channels last), got layout '" + layout + "'");
     for (int i = 0; i < in.num_samples(); ++i) {
       const TensorShape& s = in.shape(i);
-      if (s.ndim() != 3 || s[2] != 3)
+      if (s[2] != 3)
         throw Error("expected HWC images with 3 (RGB) channels, sample " + std::to_string(i) + " has shape " +
                     s.ToString());
     }
@@ -77,7 +74,7 @@ OpSchema& ImageType(OpSchema& s) {
 }
 OpSchema& Common(OpSchema& s) {
   return s.Input("images", "RGB HWC images: uint8, int16, int32, float16 or float32.",
-                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16, DType::kFloat32})
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16, DType::kFloat32}, InputLayouts{"HWC"})
       .Output("output", "The adjusted images, same shape.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"),
            "Output type: uint8, int16, int32, float16 or float32 (default: the input's). Integer results are rounded "

@@ -8,8 +8,6 @@
 namespace sluice {
 namespace {
 
-const std::vector<std::string> kLayouts = {"HW", "HWC", "CHW", "FHW", "FHWC", "FCHW"};
-
 class EqualizeOp : public Operator {
  public:
   explicit EqualizeOp(const OpSpec& spec) : Operator(spec) {}
@@ -18,31 +16,19 @@ class EqualizeOp : public Operator {
     const TensorList& in = ws.Input(0);
     if (in.dtype() != DType::kUInt8)
       throw Error("input type " + std::string(ToString(in.dtype())) + " is not supported (uint8 only, as DALI)");
-    layout_ = in.layout();
-    if (!layout_.empty()) {
-      bool ok = false;
-      for (const auto& l : kLayouts) ok = ok || l == layout_;
-      if (!ok) throw Error("expected a layout among HW, HWC, CHW, FHW, FHWC, FCHW, got '" + layout_ + "'");
-    }
-    for (int i = 0; i < in.num_samples(); ++i) {
-      const int nd = in.shape(i).ndim();
-      if (layout_.empty() ? (nd != 2 && nd != 3) : nd != static_cast<int>(layout_.size()))
-        throw Error("sample " + std::to_string(i) + " has shape " + in.shape(i).ToString() + ", which does not match " +
-                    (layout_.empty() ? std::string("HW or HWC images") : "the layout '" + layout_ + "'"));
-    }
+    layout_ = InputLayout(ws, 0);
     return {OutputDesc{in.shapes(), DType::kUInt8, in.layout(), in.is_contiguous()}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
     const TensorShape& s = in.shape(i);
-    const std::string layout = layout_.empty() ? (s.ndim() == 2 ? "HW" : "HWC") : layout_;
     const uint8_t* src = in.sample<uint8_t>(i);
     uint8_t* dst = ws.Output(0).mutable_sample<uint8_t>(i);
-    const bool seq = layout[0] == 'F';
+    const bool seq = layout_[0] == 'F';
     const int64_t frames = seq ? s[0] : 1;
     const int64_t frame = s.num_elements() / (frames ? frames : 1);
-    const std::string img = seq ? layout.substr(1) : layout;
+    const std::string img = seq ? layout_.substr(1) : layout_;
     const int o = seq ? 1 : 0;
     for (int64_t f = 0; f < frames; ++f, src += frame, dst += frame) {
       if (img == "HW") {
@@ -57,7 +43,7 @@ class EqualizeOp : public Operator {
   }
 
  private:
-  std::string layout_;
+  std::string layout_;  // as read (InputLayout): an input without a layout is HW or HWC
 };
 
 }  // namespace
@@ -66,7 +52,9 @@ SLUICE_REGISTER_OPERATORS(RegisterEqualize) {
   OpSchema s("equalize");
   s.Doc("Histogram equalization of every channel on its own (grayscale or per-channel), as DALI's CPU operator and "
         "OpenCV's equalizeHist. uint8 images: HW, HWC, CHW, or sequences of them (FHW, FHWC, FCHW).")
-      .Input("images", "uint8 images (HW, HWC, CHW, FHW, FHWC or FCHW).", {DType::kUInt8})
+      // HWC before CHW: a 3-D input without a layout is channel-last.
+      .Input("images", "uint8 images.", {DType::kUInt8},
+             InputLayouts{"HWC", "CHW", "HW"}.AllowSequence())
       .Output("output", "The equalized images, same shape and layout.")
       .Factory("cpu", MakeFactory<EqualizeOp>());
   r.Register(std::move(s));

@@ -26,17 +26,12 @@ class JitterOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    if (!in.layout().empty() && in.layout() != "HWC") throw Error("jitter takes HWC images, got layout '" + in.layout() + "'");
     if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
       throw Error("jitter takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
     OutputDesc d;
     d.dtype = in.dtype();
     d.layout = "HWC";
-    for (int i = 0; i < in.num_samples(); ++i) {
-      if (in.shape(i).ndim() != 3)
-        throw Error("jitter: expected HWC images, sample " + std::to_string(i) + " has shape " + in.shape(i).ToString());
-      d.shapes.push_back(in.shape(i));
-    }
+    d.shapes = in.shapes();
     mask_ = PerSampleArg<int>(ws, "mask");
     d.contiguous = !d.shapes.empty();
     for (const auto& s : d.shapes) d.contiguous = d.contiguous && s == d.shapes[0];
@@ -74,7 +69,7 @@ SLUICE_REGISTER_OPERATORS(RegisterJitter) {
   s.Doc("Moves every pixel of HWC images by a random integer amount in [-nDegree/2, nDegree - 1 - nDegree/2] on each "
         "axis (DALI's jitter; GPU-only in DALI, here on the CPU). Pixels displaced past the right or bottom edge take "
         "fill_value.")
-      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"})
       .Output("output", "The jittered images.")
       .Arg("nDegree", ArgType::kInt, int64_t{2}, "Each pixel moves by up to nDegree/2 in x and y.")
       .Min(1)

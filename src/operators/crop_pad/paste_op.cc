@@ -14,7 +14,6 @@ class PasteOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    if (!in.layout().empty() && in.layout() != "HWC") throw Error("paste takes HWC images, got layout '" + in.layout() + "'");
     if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
       throw Error("paste takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
     const int n = in.num_samples();
@@ -29,7 +28,6 @@ class PasteOp : public Operator {
     for (int i = 0; i < n; ++i) {
       const auto k = static_cast<size_t>(i);
       const TensorShape& s = in.shape(i);
-      if (s.ndim() != 3) throw Error("paste: expected HWC images, sample " + std::to_string(i) + " has shape " + s.ToString());
       const int64_t h = s[0], w = s[1], c = s[2];
       if (fill_.size() != 1 && static_cast<int64_t>(fill_.size()) != c)
         ThrowArgError("fill_value", "has " + std::to_string(fill_.size()) + " values for images of " + std::to_string(c) +
@@ -67,7 +65,7 @@ SLUICE_REGISTER_OPERATORS(RegisterPaste) {
   OpSchema s("paste");
   s.Doc("Pastes HWC images onto a larger canvas of (int(ratio * H), int(ratio * W)) (at least min_canvas_size each), at "
         "the relative position (paste_x, paste_y); the rest of the canvas takes fill_value.")
-      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"})
       .Output("output", "The canvases.")
       .Arg("ratio", ArgType::kFloat, std::nullopt, "Canvas size / input size; at least 1.", true)
       .Min(1)

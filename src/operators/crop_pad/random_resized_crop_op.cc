@@ -33,9 +33,7 @@ class RandomResizedCropOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    const std::string& layout = in.layout();
-    if (!layout.empty() && layout != "HWC" && layout != "CHW")
-      throw Error("random_resized_crop takes HWC or CHW images, got layout '" + layout + "'");
+    const std::string layout = InputLayout(ws, 0);
     if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
       throw Error("random_resized_crop takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
     chw_ = layout == "CHW";
@@ -44,12 +42,9 @@ class RandomResizedCropOp : public Operator {
     windows_.assign(static_cast<size_t>(n), {});
     OutputDesc d;
     d.dtype = out_type_;
-    d.layout = layout.empty() ? "HWC" : layout;
+    d.layout = layout;
     for (int i = 0; i < n; ++i) {
       const TensorShape& s = in.shape(i);
-      if (s.ndim() != 3)
-        throw Error("random_resized_crop: expected " + d.layout + " images, sample " + std::to_string(i) + " has shape " +
-                    s.ToString());
       const int64_t h = chw_ ? s[1] : s[0], w = chw_ ? s[2] : s[1], c = chw_ ? s[0] : s[2];
       if (h < 1 || w < 1 || c < 1)
         throw Error("random_resized_crop: sample " + std::to_string(i) + " is empty, shape " + s.ToString());
@@ -116,7 +111,8 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
   s.Doc("Crops a random window (area fraction uniform in random_area, aspect ratio log-uniform in random_aspect_ratio, "
         "up to num_attempts tries, else the whole image clamped to the ratio range, centred) and resizes it to `size` "
         "with resize's filters. HWC or CHW images.")
-      .Input("images", "HWC or CHW images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC or CHW images, uint8 or float32.", {DType::kUInt8, DType::kFloat32},
+             InputLayouts{"HWC", "CHW"})
       .Output("output", "The resized crops.")
       .Arg("size", ArgType::kIntList, std::nullopt, "Output size (height, width), or one value for both.")
       .Count({1, 2})

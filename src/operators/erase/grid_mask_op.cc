@@ -15,14 +15,6 @@ class GridMaskOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    const std::string& layout = in.layout();
-    if (!layout.empty() && layout != "HWC" && layout != "HW")
-      throw Error("expected HWC images (channels last), got layout '" + layout + "'");
-    for (int i = 0; i < in.num_samples(); ++i) {
-      const int nd = in.shape(i).ndim();
-      if (nd != static_cast<int>(layout.empty() ? (nd == 2 ? 2 : 3) : layout.size()) || (nd != 2 && nd != 3))
-        throw Error("expected HWC images, sample " + std::to_string(i) + " has shape " + in.shape(i).ToString());
-    }
     const DType t = in.dtype();
     if (t != DType::kUInt8 && t != DType::kInt16 && t != DType::kInt32 && t != DType::kFloat32)
       throw Error("input type " + std::string(ToString(t)) + " is not supported (uint8, int16, int32 or float32)");
@@ -31,7 +23,7 @@ class GridMaskOp : public Operator {
     const auto sx = PerSampleArg<float>(ws, "shift_x"), sy = PerSampleArg<float>(ws, "shift_y");
     params_.resize(tile.size());
     for (size_t i = 0; i < tile.size(); ++i) params_[i] = {tile[i], ratio[i], angle[i], sx[i], sy[i]};
-    return {OutputDesc{in.shapes(), t, layout.empty() ? "HWC" : layout, in.is_contiguous()}};
+    return {OutputDesc{in.shapes(), t, InputLayout(ws, 0), in.is_contiguous()}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
@@ -51,8 +43,8 @@ SLUICE_REGISTER_OPERATORS(RegisterGridMask) {
   OpSchema s("grid_mask");
   s.Doc("GridMask augmentation: zeroes squares of side ratio * tile repeating every tile pixels in x and y, the grid "
         "rotated by angle (radians) about the origin and then shifted by (shift_x, shift_y).")
-      .Input("input", "HWC images: uint8, int16, int32 or float32.",
-             {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32})
+      .Input("input", "HWC (or HW) images: uint8, int16, int32 or float32.",
+             {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32}, InputLayouts{"HWC", "HW"})
       .Output("output", "The masked images, same shape.")
       .Arg("tile", ArgType::kInt, int64_t{100}, "Period of the grid in pixels: square width plus spacing (per sample).",
            true)

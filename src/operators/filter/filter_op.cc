@@ -25,7 +25,7 @@ class FilterOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    types_ = ReadFilterBatchTypes(*this, in);
+    types_ = ReadFilterBatchTypes(*this, ws);
     const int n = ws.batch_size();
     const TensorList& filters = ws.Input(1);
     if (filters.num_samples() != n)
@@ -101,8 +101,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFilter) {
   s.Doc("Convolves images with a per-sample 2-D filter (a correlation, as DALI: the filter is not flipped), in "
         "float32. Inputs: the images, the filters (float32, 2-D) and optionally a scalar fill value per sample for "
         "border='constant'.")
-      .Input("data", "Images in layout HWC, CHW or HW: uint8, int16, uint16 or float32.",
-             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32})
+      .Input("data", "Images: uint8, int16, uint16 or float32.",
+             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32}, FilterImageLayouts())
       .Input("filter", "One float32 2-D filter (kh x kw) per sample.", {DType::kFloat32})
       .Input("fill_value", "One scalar per sample: the value outside the image for border='constant' (default 0).")
       .OptionalInputs(1)

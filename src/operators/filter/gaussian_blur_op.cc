@@ -19,7 +19,7 @@ class GaussianBlurOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    types_ = ReadFilterBatchTypes(*this, in);
+    types_ = ReadFilterBatchTypes(*this, ws);
     const int n = ws.batch_size();
     const auto sigmas = PerSampleListArg<float>(ws, "sigma");
     const auto windows = PerSampleListArg<int>(ws, "window_size");
@@ -71,8 +71,8 @@ SLUICE_REGISTER_OPERATORS(RegisterGaussianBlur) {
   s.Doc("Blurs images with a Gaussian kernel (separable, reflect-101 borders). Give sigma, window_size or both, one "
         "value for both spatial axes or one per axis (H, W). Only sigma: window = 2 * ceil(3 * sigma) + 1; only "
         "window_size: sigma = ((window_size - 1) / 2 - 1) * 0.3 + 0.8.")
-      .Input("input", "Images in layout HWC, CHW or HW: uint8, int16, uint16 or float32.",
-             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32})
+      .Input("input", "Images: uint8, int16, uint16 or float32.",
+             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32}, FilterImageLayouts())
       .Output("output", "The blurred images, same shape.")
       .Arg("sigma", ArgType::kFloatList, std::vector<double>{0.0},
            "Standard deviation of the Gaussian, one value or one per spatial axis (per sample allowed); 0: from "

@@ -4,18 +4,8 @@
 
 namespace sluice {
 
-std::string FilterImageLayout(const TensorList& in) {
-  std::string layout = in.layout();
-  const int nd = in.num_samples() > 0 ? in.shape(0).ndim() : 3;
-  if (layout.empty()) layout = nd == 2 ? "HW" : "HWC";
-  if (layout != "HWC" && layout != "CHW" && layout != "HW")
-    throw Error("expected images in layout HWC, CHW or HW, got layout '" + in.layout() + "'");
-  for (int i = 0; i < in.num_samples(); ++i)
-    if (in.shape(i).ndim() != static_cast<int>(layout.size()))
-      throw Error("expected " + layout + " images, sample " + std::to_string(i) + " has shape " +
-                  in.shape(i).ToString());
-  return layout;
-}
+// HWC first: a 3-D input without a layout is channel-last.
+InputLayouts FilterImageLayouts() { return InputLayouts{"HWC", "CHW", "HW"}; }
 
 kernels::ImageGeom FilterImageGeom(const TensorShape& s, const std::string& layout) {
   if (layout == "HW") return kernels::ImageGeom::HWC(s[0], s[1], 1);
@@ -36,9 +26,10 @@ void AddFilterOutputTypeArg(OpSchema& s) {
       .Enum({"uint8", "int16", "uint16", "float32"});
 }
 
-FilterBatchTypes ReadFilterBatchTypes(const Operator& op, const TensorList& in) {
+FilterBatchTypes ReadFilterBatchTypes(const Operator& op, const Workspace& ws) {
+  const TensorList& in = ws.Input(0);
   FilterBatchTypes t;
-  t.layout = FilterImageLayout(in);
+  t.layout = op.InputLayout(ws, 0);
   t.in_type = in.dtype();
   if (!kernels::FilterKernelSupports(t.in_type))
     throw Error("input type " + std::string(ToString(t.in_type)) + " is not supported (uint8, int16, uint16 or float32)");

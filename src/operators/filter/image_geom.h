@@ -1,7 +1,8 @@
 // Image layouts of the filter operators (gaussian_blur, filter): "HWC", "CHW" and "HW" (no
 // channels); an empty layout means HWC for 3-D samples and HW for 2-D ones (as DALI's channel-last
-// default). Errors name the layout or the sample's shape. Also their shared `dtype` argument and
-// the batch's input and output types.
+// default). The framework checks them (the schema declares FilterImageLayouts()); the operators
+// read the one they got with Operator::InputLayout. Also their shared `dtype` argument and the
+// batch's input and output types.
 #pragma once
 #include <string>
 
@@ -12,11 +13,10 @@
 
 namespace sluice {
 
-// The effective layout of `in` ("HWC", "CHW" or "HW"); throws sluice::Error for anything else or
-// for samples whose number of dimensions does not match it.
-std::string FilterImageLayout(const TensorList& in);
+// The layouts of the filter operators' image input.
+InputLayouts FilterImageLayouts();
 
-// The geometry of a sample of `shape` in `layout` (as FilterImageLayout returns).
+// The geometry of a sample of `shape` in `layout` ("HWC", "CHW" or "HW").
 kernels::ImageGeom FilterImageGeom(const TensorShape& shape, const std::string& layout);
 
 // The sample shape of an image of geometry `g` in `layout`.
@@ -26,12 +26,12 @@ TensorShape FilterImageShape(int64_t h, int64_t w, int64_t c, const std::string&
 // the input's.
 void AddFilterOutputTypeArg(OpSchema& s);
 
-// A batch of a filter operator: its layout (FilterImageLayout), the input type (throws if the
-// kernels do not take it) and the output type (`dtype`, default the input's).
+// A batch of a filter operator: its layout (Operator::InputLayout of input 0), the input type
+// (throws if the kernels do not take it) and the output type (`dtype`, default the input's).
 struct FilterBatchTypes {
   std::string layout;
   DType in_type = DType::kUInt8, out_type = DType::kUInt8;
 };
-FilterBatchTypes ReadFilterBatchTypes(const Operator& op, const TensorList& in);
+FilterBatchTypes ReadFilterBatchTypes(const Operator& op, const Workspace& ws);
 
 }  // namespace sluice

@@ -112,7 +112,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
   r.Register(OpSchema("_fused.resize_crop_mirror_normalize")
                  .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
                       "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
-                 .Input("images", "HWC images, uint8 or float32 (resize's input).", {DType::kUInt8, DType::kFloat32})
+                 .Input("images", "HWC images, uint8 or float32 (resize's input).", {DType::kUInt8, DType::kFloat32},
+                        InputLayouts{"HWC"})
                  .Output("output", "crop_mirror_normalize's output.")
                  .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")
                  .Arg(kArgInputsArg, ArgType::kStringList, std::nullopt,

@@ -112,7 +112,6 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
   const TensorList& in = ws.Input(0);
   if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
     throw Error("resize takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
-  if (!in.layout().empty() && in.layout() != "HWC") throw Error("resize takes HWC images, got layout '" + in.layout() + "'");
   const int n = in.num_samples();
   std::vector<ResizeSampleArgs> sample_args;
   ResizeSampleArgs::At(op, ws, n, sample_args);
@@ -128,7 +127,6 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
   for (int i = 0; i < n; ++i) {
     const size_t k = static_cast<size_t>(i);
     const TensorShape& s = in.shape(i);
-    if (s.ndim() != 3) throw Error("expected an HWC image, got shape " + s.ToString());
     ResizeSamplePlan& p = plan.samples[k];
     const int h = static_cast<int>(s[0]), w = static_cast<int>(s[1]);
     p.window.reset();

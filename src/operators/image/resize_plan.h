@@ -55,8 +55,8 @@ struct ResizePlan {
   OutputDesc output;
 };
 
-// Checks the batch (uint8/float32 HWC images of 1..4 channels, per-sample sizes and ROIs) and
-// plans every sample: DALI's output-size rules (resize_size.h) over the region of interest.
+// Checks the batch (uint8/float32 images of 1..4 channels, per-sample sizes and ROIs; that they are
+// HWC, the calling operator's schema declares and the framework checks) and plans every sample: DALI's output-size rules (resize_size.h) over the region of interest.
 // `windowed_input`: the caller runs samples with a window (the CPU operator); otherwise the
 // input_window argument is an error.
 void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan,

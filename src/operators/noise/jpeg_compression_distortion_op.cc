@@ -17,13 +17,11 @@ class JpegCompressionDistortionOp : public Operator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    if (!in.layout().empty() && in.layout() != "HWC")
-      throw Error("expected HWC images (channels last), got layout '" + in.layout() + "'");
     if (in.dtype() != DType::kUInt8)
       throw Error("input type " + std::string(ToString(in.dtype())) + " is not supported (uint8)");
     for (int i = 0; i < in.num_samples(); ++i) {
       const TensorShape& s = in.shape(i);
-      if (s.ndim() != 3 || (s[2] != 3 && s[2] != 1))
+      if (s[2] != 3 && s[2] != 1)
         throw Error("expected HWC images with 3 (RGB) or 1 channels, sample " + std::to_string(i) + " has shape " +
                     s.ToString());
     }
@@ -49,7 +47,7 @@ SLUICE_REGISTER_OPERATORS(RegisterJpegCompressionDistortion) {
   OpSchema s("jpeg_compression_distortion");
   s.Doc("Introduces JPEG compression artifacts: each image is encoded as a JPEG at `quality` and decoded again "
         "(libjpeg-turbo; 4:2:0 chroma subsampling for RGB).")
-      .Input("input", "uint8 HWC images with 3 (RGB) or 1 channels.", {DType::kUInt8})
+      .Input("input", "uint8 HWC images with 3 (RGB) or 1 channels.", {DType::kUInt8}, InputLayouts{"HWC"})
       .Output("output", "The distorted images, same shape.")
       .Arg("quality", ArgType::kInt, int64_t{50},
            "JPEG quality from 1 (lowest) to 100 (highest), per sample allowed; values outside are clamped.", true)

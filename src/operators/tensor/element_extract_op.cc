@@ -15,8 +15,6 @@ class ElementExtract : public Operator {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     const std::string& layout = in.layout();
-    if (!layout.empty() && layout[0] != 'F')
-      throw Error("element_extract: the input layout '" + layout + "' must begin with F (a sequence of frames)");
     std::vector<TensorShape> shapes;
     for (int i = 0; i < in.num_samples(); ++i) {
       const TensorShape& s = in.shape(i);
@@ -52,7 +50,7 @@ SLUICE_REGISTER_OPERATORS(RegisterElementExtract) {
                  .Doc("Extracts elements (slices of the outermost dimension) of sequences: one output per entry of "
                       "element_map, as DALI's element_extract. An input layout must begin with F; the outputs drop it "
                       "(FHWC -> HWC).")
-                 .Input("input", "Sequences (any type), first dimension F.")
+                 .Input("input", "Sequences (any type), first dimension F.", {}, InputLayouts::AnySequence())
                  .Output("output", "One output per element_map entry.")
                  .NumOutputsFn([](const OpSpec& spec) {
                    auto it = spec.args.find("element_map");

@@ -41,15 +41,13 @@ std::vector<std::optional<std::array<int64_t, 2>>> WarpOpBase::ExplicitSizes(con
 
 std::vector<OutputDesc> WarpOpBase::Setup(Workspace& ws) {
   const TensorList& in = ws.Input(0);
-  const std::string& layout = in.layout();
-  if (!layout.empty() && layout != "HWC")
-    throw Error("expected HWC images (channels last), got layout '" + layout + "'");
   if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
     throw Error("input type " + std::string(ToString(in.dtype())) + " is not supported (uint8 or float32)");
   for (int i = 0; i < in.num_samples(); ++i) {
     const TensorShape& s = in.shape(i);
-    if (s.ndim() != 3 || s[2] < 1)
-      throw Error("expected HWC images, sample " + std::to_string(i) + " has shape " + s.ToString());
+    if (s[2] < 1)
+      throw Error("expected HWC images of at least one channel, sample " + std::to_string(i) + " has shape " +
+                  s.ToString());
   }
   out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
   const auto n = static_cast<size_t>(ws.batch_size());
@@ -84,7 +82,8 @@ void WarpOpBase::RunSample(Workspace& ws, int i, int) {
 }
 
 OpSchema& AddWarpArgs(OpSchema& s) {
-  return s.Input("images", "HWC images, uint8 or float32, any number of channels.", {DType::kUInt8, DType::kFloat32})
+  return s.Input("images", "HWC images, uint8 or float32, any number of channels.", {DType::kUInt8, DType::kFloat32},
+                 InputLayouts{"HWC"})
       .Output("output", "The warped HWC images.")
       .Arg("size", ArgType::kFloatList, std::vector<double>{},
            "Output size (height, width), rounded; empty: the operator's default.", true)
