@@ -11,7 +11,7 @@ BENCH_ARGS ?= --plot bench_out/bench.png --json bench_out/bench.json
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps venv build wheel test-wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean bench-opencv
+.PHONY: deps venv configure build build-all build-sanitize wheel test-wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean bench-opencv
 
 deps:
 	@bash scripts/install_deps.sh
@@ -19,10 +19,17 @@ deps:
 venv: deps
 	@bash scripts/python_env.sh $(VENV) > /dev/null
 
-# One build: the library, C++ tests, benchmarks, tools and the Python extension (into python/sluice).
-build: venv
+# One release build folder for everything. `build` makes what the demo and the Python package run (the
+# library and the extension module, into python/sluice); `build-all` adds the C++ tests,
+# benchmarks and tools. Both configure alike, so build-all only adds objects.
+configure: venv
 	cmake -S . -B $(BUILD) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
 	  -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_BENCHMARKS=ON -DSLUICE_BUILD_TOOLS=ON
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS) --target _sluice
+
+build-all: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
 $(DATA)/manifest.tsv:
@@ -40,7 +47,7 @@ wheel: venv
 test-wheel: venv
 	SMOKE_ISOLATED=1 bash scripts/build_wheel.sh build/dist
 
-test-cpp: build
+test-cpp: build-all
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600
 
 test-python: build
@@ -53,11 +60,18 @@ test-soak: build
 	PYTHONPATH=python $(PY) -m sluice.tools.bench --soak --data build/soak_data --epochs 5 --batch-size 32 --no-progress
 	PYTHONPATH=python $(PY) scripts/soak_bad_data.py --data build/soak_data --epochs 5 --fraction 0.02
 
-test-asan: deps
-	cmake -S . -B build/asan $(LAUNCHER) -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=address,undefined \
-	  -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=ON -DSLUICE_WITH_CUDA=OFF
-	cmake --build build/asan -j$(JOBS)
-	cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
+# One clang build serves the ASan+UBSan tests and the libFuzzer targets: the library is compiled
+# once with both sanitizers and the fuzzers' coverage instrumentation (-O1, asserts on), instead of
+# once for the tests and again for the fuzzers.
+SANITIZE_BUILD = build/asan
+build-sanitize: deps
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SANITIZE_BUILD) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSLUICE_SANITIZE=address,undefined \
+	  -DSLUICE_BUILD_FUZZERS=ON -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=ON -DSLUICE_WITH_CUDA=OFF
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS)
+
+test-asan: build-sanitize
+	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
 
 test-tsan: deps
 	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread \
@@ -65,13 +79,10 @@ test-tsan: deps
 	cmake --build build/tsan -j$(JOBS)
 	cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j$(JOBS) --timeout 900
 
-# libFuzzer targets for every parser, each run for FUZZ_SECONDS on a seed corpus.
+# libFuzzer targets for every parser, each run for FUZZ_SECONDS on a seed corpus, JOBS at a time.
 FUZZ_SECONDS ?= 30
-test-fuzz: deps
-	CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_BUILD_FUZZERS=ON \
-	  -DSLUICE_BUILD_TESTS=OFF -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=OFF -DSLUICE_WITH_CUDA=OFF
-	cmake --build build/fuzz -j$(JOBS)
-	bash scripts/run_fuzzers.sh build/fuzz $(FUZZ_SECONDS)
+test-fuzz: build-sanitize
+	bash scripts/run_fuzzers.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS) $(JOBS)
 
 test: test-cpp test-python test-soak test-asan test-tsan test-fuzz
 	@echo "make test: all test suites passed"

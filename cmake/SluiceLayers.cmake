@@ -102,7 +102,9 @@ function(sluice_add_layer_tests)
       add_test(NAME ${test} COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -E -o /dev/null -I${SLUICE_LAYER_ROOTS}/${layer} ${probe})
       set_tests_properties(${test} PROPERTIES LABELS layers)
       if(NOT owner IN_LIST SLUICE_LAYER_SEES_${layer})
-        set_tests_properties(${test} PROPERTIES PASS_REGULAR_EXPRESSION "${header}: No such file or directory")
+        # GCC: "x.h: No such file or directory"; clang: "'x.h' file not found".
+        set_tests_properties(${test} PROPERTIES
+          PASS_REGULAR_EXPRESSION "${header}: No such file or directory;'${header}' file not found")
       endif()
     endforeach()
   endforeach()

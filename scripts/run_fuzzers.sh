@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded from the test data.
-# A crash, a sanitizer report or a timeout fails the run (libFuzzer exits non-zero).
+# Runs every libFuzzer target in BUILD_DIR for SECONDS each, seeded from the test data, JOBS targets
+# at a time (each fuzzer is one process on one core). A crash, a sanitizer report or a timeout fails
+# the run (libFuzzer exits non-zero); every failing target's log tail is printed.
+# Usage: run_fuzzers.sh BUILD_DIR [SECONDS] [JOBS]
 set -euo pipefail
-build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS}
+build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS] [JOBS]}
 seconds=${2:-30}
+jobs=${3:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,9 +23,12 @@ cp "$root"/fuzz/checkpoint_seeds/*.ckpt "$work/checkpoints/"
 cp "$root"/fuzz/npy_seeds/* "$work/npy/"
 cp "$root"/fuzz/tfrecord_seeds/* "$work/tfrecord/"
 
-status=0
-for fuzzer in "$build"/fuzz_*; do
-  [ -x "$fuzzer" ] || continue
+# A failing input is kept in the build folder (libFuzzer writes it to the working directory otherwise).
+artifacts="$build/fuzz_artifacts"
+
+# One target: its corpus by name, its log and its verdict in $work (read back after every job ends).
+run_one() {
+  local fuzzer=$1 name corpus
   name=$(basename "$fuzzer")
   case "$name" in
     fuzz_decode_*) corpus="$work/images" ;;
@@ -33,13 +39,35 @@ for fuzzer in "$build"/fuzz_*; do
     fuzz_tfrecord*) corpus="$work/tfrecord" ;;
     *) corpus="$work/images" ;;
   esac
-  mkdir -p "$work/out_$name"
-  echo "fuzz: $name for ${seconds}s"
-  if ! "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  mkdir -p "$work/out_$name" "$artifacts"
+  if "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -artifact_prefix="$artifacts/$name-" \
       -print_final_stats=1 "$work/out_$name" "$corpus" > "$work/$name.log" 2>&1; then
-    echo "fuzz: $name FAILED"; tail -40 "$work/$name.log"; status=1
+    echo ok > "$work/$name.status"
   else
-    grep -E "stat::number_of_executed_units" "$work/$name.log" | sed "s/^/  /" || true
+    echo failed > "$work/$name.status"
+  fi
+}
+
+fuzzers=()
+for fuzzer in "$build"/fuzz_*; do
+  [ -x "$fuzzer" ] && [ -f "$fuzzer" ] && fuzzers+=("$fuzzer")
+done
+[ ${#fuzzers[@]} -gt 0 ] || { echo "fuzz: no fuzz_* targets in $build" >&2; exit 1; }
+echo "fuzz: ${#fuzzers[@]} targets, ${seconds}s each, $jobs at a time"
+for fuzzer in "${fuzzers[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  run_one "$fuzzer" &
+done
+wait
+
+status=0
+for fuzzer in "${fuzzers[@]}"; do
+  name=$(basename "$fuzzer")
+  if [ "$(cat "$work/$name.status" 2>/dev/null)" = ok ]; then
+    echo "fuzz: $name ok: $(grep -hoE 'stat::number_of_executed_units: [0-9]+' "$work/$name.log" | sed 's/.*: //') runs"
+  else
+    echo "fuzz: $name FAILED"; tail -40 "$work/$name.log"; status=1
   fi
 done
 exit $status

@@ -377,3 +377,33 @@ def test_not_supported_dali_arguments_name_themselves():
     with pytest.raises(sluice.ArgumentError) as e:
         fn.crop_mirror_normalize(fn.testing.counter(), output_dtype=types.FLOAT)
     assert e.value.argument == "output_dtype"
+
+
+# --- preemphasis_filter --------------------------------------------------------------------------
+def signal():
+    return np.array([1.0, 2.0, 4.0, 8.0], dtype=np.float32)
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    ({}, [0.03, 1.03, 2.06, 4.12]),                                   # preemph_coeff 0.97, border clamp
+    ({"border": "zero"}, [1.0, 1.03, 2.06, 4.12]),                    # out[0] = x[0]
+    ({"border": "reflect", "preemph_coeff": 0.5}, [0.0, 1.5, 3.0, 6.0]),  # x[-1] = x[1]
+    ({"preemph_coeff": 0.0}, [1.0, 2.0, 4.0, 8.0]),
+])
+def test_preemphasis_filter_forms(kwargs, expected):
+    out = run(lambda x: fn.preemphasis_filter(x, **kwargs), source=lambda: [signal()])[0]
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+def test_preemphasis_filter_per_sample_coeff_and_dtype():
+    out = run(lambda x: fn.preemphasis_filter(x, preemph_coeff=fn.random.uniform(range=[0.5, 0.5]), dtype=types.INT16),
+              source=lambda: [signal()])[0]
+    assert out.dtype == np.int16
+    np.testing.assert_array_equal(out, [0, 2, 3, 6])  # 0.5, 1.5, 3, 6 rounded to even
+
+
+def test_preemphasis_filter_ops_class():
+    op = ops.PreemphasisFilter(border="zero", preemph_coeff=0.5)
+    out = run(lambda x: op(x), source=lambda: [signal()])[0]
+    np.testing.assert_allclose(out, [1.0, 1.5, 3.0, 6.0])

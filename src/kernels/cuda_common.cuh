@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include <sluice/dtype.h>
 #include <sluice/error.h>
 
 #include "kernels/tensor/saturate_cast.h"
@@ -36,6 +37,25 @@ __device__ __forceinline__ To ConvertSat(From from) {
   if constexpr (std::is_same_v<From, Half>) return ConvertSat<To>(HalfToFloat(from));
   else if constexpr (std::is_same_v<To, Half>) return FloatToHalf(SaturateArithmetic<float>(from));
   else return SaturateArithmetic<To>(from);
+}
+
+// Calls fn with a value of the device type of a DType (float16 -> Half, bool stored as one byte);
+// `what` names the caller in the error for an unknown type.
+template <typename Fn>
+void VisitDeviceType(DType t, const char* what, Fn&& fn) {
+  switch (t) {
+    case DType::kUInt8: return fn(uint8_t{});
+    case DType::kInt8: return fn(int8_t{});
+    case DType::kUInt16: return fn(uint16_t{});
+    case DType::kInt16: return fn(int16_t{});
+    case DType::kInt32: return fn(int32_t{});
+    case DType::kInt64: return fn(int64_t{});
+    case DType::kFloat16: return fn(Half{});
+    case DType::kFloat32: return fn(float{});
+    case DType::kFloat64: return fn(double{});
+    case DType::kBool: return fn(bool{});
+  }
+  throw Error(std::string(what) + ": unknown type");
 }
 
 // Grid for a batched launch: blockIdx.y is the sample, blockIdx.x strides over its elements.

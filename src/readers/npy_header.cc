@@ -122,7 +122,10 @@ uint32_t LE(std::string_view b, size_t at, int n) {
 
 int64_t NpyHeader::num_elements() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+    n *= d;  // bounded by the parser
+  }
   return n;
 }
 
@@ -182,16 +185,14 @@ NpyHeader ParseNpyHeader(std::string_view b, const std::string& file) {
   if (!has_descr) Fail(file, "missing key 'descr'");
   if (!has_fortran) Fail(file, "missing key 'fortran_order'");
   if (!has_shape) Fail(file, "missing key 'shape'");
-  // The array's size must fit in int64 (bytes).
+  // The array's size in bytes must fit in int64, and so must its strides: the product of the
+  // non-zero dimensions is bounded even when a zero dimension makes the array empty.
   const int64_t limit = std::numeric_limits<int64_t>::max() / 8;
   int64_t n = 1;
-  bool zero = false;
-  for (int64_t d : h.shape) zero = zero || d == 0;
-  if (!zero) {
-    for (int64_t d : h.shape) {
-      if (n > limit / d) Fail(file, "the array is too large (its shape's product overflows)");
-      n *= d;
-    }
+  for (int64_t d : h.shape) {
+    if (d == 0) continue;
+    if (n > limit / d) Fail(file, "the array is too large (its shape's product overflows)");
+    n *= d;
   }
   return h;
 }

@@ -1,6 +1,7 @@
 // Every GPU operator against its CPU version on the same batch (real photographs and synthetic
 // images of odd sizes): exact for integer outputs, <= 1 LSB for resize to uint8, 1e-5 relative
 // for float outputs. Skipped without a CUDA device.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -19,7 +20,7 @@ struct Both {
 // ext -> op(cpu) and ext -> copy(mixed) -> op(gpu), with the same arguments. Each entry of
 // `coins` adds a random.coin_flip (fixed seed) feeding that per-sample argument of both.
 Both RunBoth(const std::string& op, const Args& args, const std::vector<Pipeline::ExternalSample>& samples,
-             const std::vector<std::string>& coins = {}) {
+             const std::vector<std::string>& coins = {}, const std::string& layout = "HWC") {
   Pipeline p(GpuOptions(static_cast<int>(samples.size())));
   auto src = p.AddOperator(OperatorDef("external_source").Name("src"))[0];
   auto dev = p.AddOperator(OperatorDef("copy", "mixed").Input(src))[0];
@@ -37,7 +38,7 @@ Both RunBoth(const std::string& op, const Args& args, const std::vector<Pipeline
   auto b = p.AddOperator(gpu)[0];
   p.SetOutputs({a, b});
   p.Build();
-  p.FeedInput("src", samples, "HWC");
+  p.FeedInput("src", samples, layout);
   p.ScheduleRun();  // one batch: Run() would prefetch a second one that nothing was fed for
   auto out = p.ShareOutputs();
   EXPECT_EQ(out[1].device(), "gpu");
@@ -244,6 +245,32 @@ TEST(GpuOps, CastMatchesCpu) {
                                           {special.data(), TensorShape{2, 5, 1}, DType::kFloat32}};
   for (const char* t : {"uint8", "int8", "int16", "uint16", "int32", "int64", "float16", "float64", "bool"})
     ExpectBitExact(RunBoth("cast", Args{{"dtype", std::string(t)}}, s), std::string("cast f32->") + t);
+}
+
+TEST(GpuOps, PreemphasisFilterMatchesCpu) {
+  SLUICE_REQUIRE_GPU();
+  // A chirp with noise (float32), and int16 PCM near full scale (saturation in int16 output).
+  std::vector<float> wave(4801);
+  std::vector<int16_t> pcm(wave.size());
+  std::mt19937 rng(5);
+  std::normal_distribution<float> noise(0.f, 0.05f);
+  for (size_t t = 0; t < wave.size(); ++t) {
+    wave[t] = 0.8f * std::sin(0.002f * float(t) * float(t) / 48.f) + noise(rng);
+    pcm[t] = static_cast<int16_t>(std::lround(std::clamp(wave[t], -1.f, 1.f) * 32767.f));
+  }
+  const std::vector<Pipeline::ExternalSample> f32{{wave.data(), TensorShape{int64_t(wave.size())}, DType::kFloat32},
+                                                  {wave.data(), TensorShape{1}, DType::kFloat32},
+                                                  {wave.data() + 7, TensorShape{300}, DType::kFloat32}};
+  const std::vector<Pipeline::ExternalSample> i16{{pcm.data(), TensorShape{int64_t(pcm.size())}, DType::kInt16},
+                                                  {pcm.data() + 11, TensorShape{2}, DType::kInt16}};
+  for (const char* border : {"zero", "clamp", "reflect"}) {
+    ExpectBitExact(RunBoth("preemphasis_filter", Args{{"border", std::string(border)}}, f32, {}, ""),
+                   std::string("preemphasis f32 ") + border);
+    for (const char* t : {"float32", "int16", "float16", "float64", "uint8"})
+      ExpectBitExact(RunBoth("preemphasis_filter", Args{{"border", std::string(border)}, {"dtype", std::string(t)},
+                                                        {"preemph_coeff", 0.9}}, i16, {}, ""),
+                     std::string("preemphasis i16->") + t + " " + border);
+  }
 }
 
 TEST(GpuOps, ResizeUint8MatchesCpu) {

@@ -84,7 +84,8 @@ TEST(FileList, BadLinesNameTheLine) {
            {"7\n", 1},
            {"a.jpg 0\nb.jpg 99999999999\n", 2},
            {"a.jpg 0x10\n", 1}}) {
-    const std::string msg = ErrorOf([&] { ParseFileList(text, "/data/list.txt", ""); });
+    const std::string& list = text;  // clang 14 cannot capture a structured binding
+    const std::string msg = ErrorOf([&] { ParseFileList(list, "/data/list.txt", ""); });
     EXPECT_NE(msg.find("/data/list.txt, line " + std::to_string(line)), std::string::npos) << text << " -> " << msg;
   }
 }

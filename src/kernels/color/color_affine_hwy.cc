@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "kernels/color/color_affine_hwy.h"
+#include "kernels/tensor/cast.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::color_detail {
@@ -36,7 +37,7 @@ void AffineU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, siz
   }
   for (; x < n; ++x) {
     const float y = static_cast<float>(in[x]) * mul + add;
-    out[x] = static_cast<uint8_t>(std::nearbyint(std::min(std::max(y, 0.0f), 255.0f)));
+    out[x] = ConvertSaturate<uint8_t>(y);  // NaN -> 0, as the vector lanes (a NaN cast is undefined)
   }
 }
 

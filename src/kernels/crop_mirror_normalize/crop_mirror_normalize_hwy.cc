@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "kernels/crop_mirror_normalize/crop_mirror_normalize_hwy.h"
+#include "kernels/tensor/cast.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::cmn_detail {
@@ -103,8 +104,7 @@ void ToIntRow(const float* HWY_RESTRICT in, size_t n, TInt* HWY_RESTRICT out) {
     hn::StoreU(hn::DemoteTo(dn, hn::NearestInt(v)), dn, out + i);
   }
   for (; i < n; ++i) {
-    const float v = in[i];
-    out[i] = v != v ? TInt(0) : TInt(std::nearbyint(std::min(std::max(v, lo), hi)));
+    out[i] = ConvertSaturate<TInt>(in[i]);  // the lanes' rule: NaN -> 0, round to even, saturate
   }
 }
 

@@ -17,32 +17,14 @@ __global__ void CastKernel(const CastDesc* __restrict__ descs) {
     out[i] = ConvertSat<To>(in[i]);
 }
 
-// The device type for a DType (float16 -> Half, bool stored as one byte).
-template <typename Fn>
-void VisitDeviceType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: return fn(uint8_t{});
-    case DType::kInt8: return fn(int8_t{});
-    case DType::kUInt16: return fn(uint16_t{});
-    case DType::kInt16: return fn(int16_t{});
-    case DType::kInt32: return fn(int32_t{});
-    case DType::kInt64: return fn(int64_t{});
-    case DType::kFloat16: return fn(Half{});
-    case DType::kFloat32: return fn(float{});
-    case DType::kFloat64: return fn(double{});
-    case DType::kBool: return fn(bool{});
-  }
-  throw Error("cast (gpu): unknown type");
-}
-
 }  // namespace
 
 void LaunchCast(const CastDesc* descs, int n, int64_t max_el, DType in_type, DType out_type, void* stream) {
   if (n <= 0 || max_el <= 0) return;
   auto s = static_cast<cudaStream_t>(stream);
   const dim3 grid = BatchGrid(max_el, n, kBlock);
-  VisitDeviceType(in_type, [&](auto in_tag) {
-    VisitDeviceType(out_type, [&](auto out_tag) {
+  VisitDeviceType(in_type, "cast (gpu)", [&](auto in_tag) {
+    VisitDeviceType(out_type, "cast (gpu)", [&](auto out_tag) {
       using From = decltype(in_tag);
       using To = decltype(out_tag);
       CastKernel<To, From><<<grid, kBlock, 0, s>>>(descs);
