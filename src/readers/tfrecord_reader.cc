@@ -230,8 +230,8 @@ void TfRecordReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<
 SLUICE_REGISTER_OPERATORS(RegisterTfRecordReader) {
   OpSchema s("readers.tfrecord");
   s.Doc("Reads tf.train.Example records from TFRecord files (CRC-checked), one output per feature. In Python, "
-        "pass DALI's features={name: sluice.tfrecord.FixedLenFeature(...) | VarLenFeature(...)} (import "
-        "sluice.tfrecord); it becomes the feature_* arguments. int64 -> int64, float32 -> float32, string -> uint8 "
+        "pass DALI's features={name: sluice.tfrecord.FixedLenFeature(...) | VarLenFeature(...)}; it becomes the "
+        "feature_* arguments. int64 -> int64, float32 -> float32, string -> uint8 "
         "bytes (the first value).")
       .NumOutputsFn(TfRecordNumOutputs)
       .Arg("path", ArgType::kStringList, std::nullopt, "The TFRecord files.")
