@@ -22,6 +22,9 @@ missing=()
 "$venv/bin/python" -c "import scikit_build_core" 2>/dev/null || missing+=("scikit-build-core>=0.8")
 # jaxlib pulls in its own CPU backend (no CUDA); ml_dtypes and opt_einsum come with it.
 "$venv/bin/python" -c "import jax" 2>/dev/null || missing+=("jax[cpu]==0.4.38")
+# librosa (with soxr and numba from PyPI) is the reference of the audio operators' tests and the
+# speech benchmark's third contender; Debian 12 has no python3-librosa.
+"$venv/bin/python" -c "import librosa" 2>/dev/null || missing+=("librosa==0.11.0")
 # With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
 # mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
