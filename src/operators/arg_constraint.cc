@@ -35,10 +35,12 @@ void CheckString(const ArgConstraint& c, const std::string& s) {
     throw Error(msg);
   }
   if (c.layout) {
+    // Letters, each once. Upper case names image and video axes (HWC, FCHW); DALI's audio layouts
+    // are lower case ("t", "ft": time and frequency), and 'f' is not 'F' (frames).
     std::set<char> seen;
     for (char ch : s)
-      if (ch < 'A' || ch > 'Z' || !seen.insert(ch).second)
-        throw Error("expected a layout of distinct upper-case letters (e.g. 'HWC'), got '" + s + "'");
+      if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z')) || !seen.insert(ch).second)
+        throw Error("expected a layout of distinct letters (e.g. 'HWC', 'ft'), got '" + s + "'");
   }
 }
 

@@ -33,7 +33,7 @@ struct ArgConstraint {
   bool int_aliases = false;
   // Lists: the allowed numbers of elements (empty: any).
   std::vector<int> counts;
-  // A layout string ("HWC", "CHW", ...): distinct upper-case letters; "" allowed.
+  // A layout string ("HWC", "CHW", "ft", ...): distinct letters (upper or lower case); "" allowed.
   bool layout = false;
   bool empty() const { return !lo && !hi && choices.empty() && counts.empty() && !layout; }
 };

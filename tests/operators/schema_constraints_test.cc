@@ -69,7 +69,7 @@ TEST(SchemaConstraints, RangesEnumsCountsAndLayouts) {
                  "random_area", "min <= max");
   ExpectRejected(OperatorDef("transpose").Arg("perm", std::vector<int64_t>{0, 0, 1}), "perm", "permutation");
   ExpectRejected(OperatorDef("transpose").Arg("perm", std::vector<int64_t>{2, 0, 1}).Arg("output_layout", std::string("CHH")),
-                 "output_layout", "distinct upper-case letters");
+                 "output_layout", "distinct letters");
   ExpectRejected(OperatorDef("resize").Arg("resize_x", 5.0).Arg("resize_shorter", 5.0), "size", "give one of");
   ExpectRejected(OperatorDef("resize"), "size", "no output size");
   ExpectRejected(OperatorDef("resize").Arg("resize_shorter", 5.0).Arg("mode", std::string("stretch")), "mode",
