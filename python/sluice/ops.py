@@ -108,6 +108,11 @@ _PYTHON_CLASSES = {"readers.TFRecord": ("readers.tfrecord", TFRecord),
                    "TFRecordReader": ("readers.tfrecord", TFRecord)}
 
 
+# DALI's class names that camel case does not spell (registry name -> DALI's spelling): installed
+# as aliases of the generated class.
+_DALI_CLASS_NAMES = {"mfcc": "MFCC"}
+
+
 def _make_class(schema, class_name, module_name):
     cls = type(class_name, (Operator,), {
         "schema_name": schema.name, "__doc__": schema.doc, "__module__": module_name,
@@ -130,6 +135,11 @@ def _generate(root):
     schemas = _all_schemas()
     _ns.generate(root, schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.camel_case)
     _ns.install_legacy_names(root, leaf_name=_ns.camel_case)
+    for registry_name, dali_name in _DALI_CLASS_NAMES.items():
+        path, leaf = _ns.split_name(registry_name)
+        generated = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
+        if generated is not None:
+            setattr(_ns.submodule(root, path), dali_name, generated)
     for dotted, (registry_name, cls) in _PYTHON_CLASSES.items():
         if registry_name in schemas:
             path, attr = _ns.split_name(dotted)
