@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -333,6 +334,23 @@ TEST(Dct, OrthoTypeThreeInvertsOrthoTypeTwo) {
   for (int64_t t = 0; t < n; ++t) EXPECT_NEAR(back[size_t(t)], x[size_t(t)], 1e-5);
 }
 
+TEST(Dct, TimeMajorBlocksGiveTheBitsOfTheOtherLayout) {
+  // 19 inputs of 30 values: two blocks of 8 and a tail of 3 along `outer`, against the same data
+  // transposed (inner 19).
+  const int64_t n = 30, count = 19;
+  const auto x = Noise(n * count, 12);
+  std::vector<float> xt(x.size());
+  for (int64_t o = 0; o < count; ++o)
+    for (int64_t t = 0; t < n; ++t) xt[size_t(t * count + o)] = x[size_t(o * n + t)];
+  const DctTable table(2, true, n, 13);
+  const auto lifter = LifterFactors(22.0f, 13);
+  std::vector<float> a(size_t(count * 13)), b(a.size());
+  Dct(x.data(), count, 1, table, lifter.data(), a.data());
+  Dct(xt.data(), 1, count, table, lifter.data(), b.data());
+  for (int64_t o = 0; o < count; ++o)
+    for (int64_t k = 0; k < 13; ++k) ASSERT_EQ(a[size_t(o * 13 + k)], b[size_t(k * count + o)]) << o << " " << k;
+}
+
 TEST(Dct, LifterScalesEachCoefficient) {
   const auto f = LifterFactors(22.0f, 13);
   for (int64_t k = 0; k < 13; ++k) EXPECT_NEAR(f[size_t(k)], 1 + 11 * std::sin(kPi * (k + 1) / 22), 1e-5);
@@ -362,6 +380,30 @@ TEST(ToDecibels, FormulaReferenceAndCutoff) {
   ToDecibels(zeros.data(), z.data(), 3, {10.0f, 0.0f, true, -60.0f});
   for (float v : z) EXPECT_NEAR(v, -60.0f, 1e-4) << "reference 0: cutoff_db everywhere";
   EXPECT_GT(DecibelMinRatio(10.0f, -1000.0f), 0.0f) << "an underflowing ratio is the smallest float";
+  ToDecibels(zeros.data(), z.data(), 3, {10.0f, 1.0f, false, -1000.0f});
+  for (float v : z) EXPECT_NEAR(v, 10 * std::log10(double(std::numeric_limits<float>::denorm_min())), 0.01);
+}
+
+TEST(ToDecibels, EveryElementAndTheTailAgreeWithLog10) {
+  // Lengths around the vector widths: the tail goes through the same code as the body.
+  for (int64_t n : {1, 3, 4, 7, 8, 15, 16, 17, 33, 1000}) {
+    std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = std::exp(-0.37f * float(i)) * 3.0f;
+    ToDecibels(x.data(), y.data(), n, {10.0f, 0.0f, true, -60.0f});
+    for (int64_t i = 0; i < n; ++i) {
+      const double ref = std::max(-60.0, 10 * std::log10(double(x[size_t(i)]) / 3.0));
+      ASSERT_NEAR(y[size_t(i)], ref, 2e-5 * (1 + std::abs(ref))) << "n " << n << " i " << i;
+    }
+    ToDecibels(x.data(), x.data(), n, {10.0f, 0.0f, true, -60.0f});  // in place
+    ASSERT_EQ(x, y);
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> with_nan = {nan, 2.0f, nan, 0.5f};
+  std::vector<float> out(4);
+  ToDecibels(with_nan.data(), out.data(), 4, {10.0f, 0.0f, true, -50.0f});
+  EXPECT_NEAR(out[0], -50.0f, 1e-4) << "NaN: the cutoff, as std::max(min_ratio, NaN)";
+  EXPECT_NEAR(out[1], 0.0f, 1e-6) << "the maximum skips NaN";
+  EXPECT_NEAR(out[3], 10 * std::log10(0.25), 1e-5);
 }
 
 TEST(MovingMeanSquare, MatchesDirectSumsWithAndWithoutResets) {

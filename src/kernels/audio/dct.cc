@@ -45,9 +45,31 @@ std::vector<float> LifterFactors(float lifter, int64_t count) {
   return f;
 }
 
+namespace {
+
+// Inputs [o, o + kBlock) of a time-major input (inner == 1): each X[k] summed in t order (the bits
+// of the inner > 1 path), kBlock of them at once so that their additions overlap.
+constexpr int64_t kBlock = 8;
+
+void DctTimeMajorBlock(const float* x, const DctTable& table, const float* lifter, float* y) {
+  const int64_t n = table.n(), ndct = table.ndct();
+  for (int64_t k = 0; k < ndct; ++k) {
+    const float* c = table.row(k);
+    float acc[kBlock] = {};
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t b = 0; b < kBlock; ++b) acc[b] += c[t] * x[b * n + t];
+    for (int64_t b = 0; b < kBlock; ++b) y[b * ndct + k] = lifter ? acc[b] * lifter[k] : acc[b];
+  }
+}
+
+}  // namespace
+
 void Dct(const float* in, int64_t outer, int64_t inner, const DctTable& table, const float* lifter, float* out) {
   const int64_t n = table.n(), ndct = table.ndct();
-  for (int64_t o = 0; o < outer; ++o) {
+  int64_t o = 0;
+  if (inner == 1)
+    for (; o + kBlock <= outer; o += kBlock) DctTimeMajorBlock(in + o * n, table, lifter, out + o * ndct);
+  for (; o < outer; ++o) {
     const float* x = in + o * n * inner;
     float* y = out + o * ndct * inner;
     for (int64_t k = 0; k < ndct; ++k) {

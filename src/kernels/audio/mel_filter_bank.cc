@@ -64,9 +64,33 @@ float MelFilterBank::Weight(int64_t m, int64_t k) const {
   return j >= 0 && j < band_size(m) ? band_weights(m)[j] : 0.0f;
 }
 
+namespace {
+
+// Spectra [o, o + kBlock) of a time-major input: filter m's dot products for the block's spectra,
+// each summed in bin order (the bits of the frequency-major path), kBlock of them at once so that
+// the additions of different spectra overlap instead of waiting for each other.
+constexpr int64_t kBlock = 8;
+
+}  // namespace
+
+void MelFilterBank::ApplyTimeMajorBlock(const float* in, float* out) const {
+  const int64_t nf = nfilter();
+  for (int64_t m = 0; m < nf; ++m) {
+    const float* w = band_weights(m);
+    const float* x = in + first_bin(m);
+    float acc[kBlock] = {};
+    for (int64_t j = 0; j < band_size(m); ++j)
+      for (int64_t b = 0; b < kBlock; ++b) acc[b] += w[j] * x[b * num_bins_ + j];
+    for (int64_t b = 0; b < kBlock; ++b) out[b * nf + m] = acc[b];
+  }
+}
+
 void MelFilterBank::Apply(const float* in, int64_t outer, int64_t inner, float* out) const {
   const int64_t nf = nfilter();
-  for (int64_t o = 0; o < outer; ++o) {
+  int64_t o = 0;
+  if (inner == 1)
+    for (; o + kBlock <= outer; o += kBlock) ApplyTimeMajorBlock(in + o * num_bins_, out + o * nf);
+  for (; o < outer; ++o) {
     const float* spectrum = in + o * num_bins_ * inner;
     float* mel = out + o * nf * inner;
     for (int64_t m = 0; m < nf; ++m) {

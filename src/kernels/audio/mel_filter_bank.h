@@ -57,6 +57,9 @@ class MelFilterBank {
   void Apply(const float* in, int64_t outer, int64_t inner, float* out) const;
 
  private:
+  // Time-major input (inner == 1): 8 spectra at once (see the .cc).
+  void ApplyTimeMajorBlock(const float* in, float* out) const;
+
   int64_t num_bins_ = 0;
   std::vector<int64_t> first_bin_, band_size_, band_offset_;
   std::vector<float> weights_;  // the bands, one after the other

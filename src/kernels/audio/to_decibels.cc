@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/audio/to_decibels_hwy.h"
+
 namespace sluice::kernels {
 
 float DecibelMinRatio(float multiplier, float cutoff_db) {
@@ -13,17 +15,12 @@ float DecibelMinRatio(float multiplier, float cutoff_db) {
 
 void ToDecibels(const float* in, float* out, int64_t n, const ToDecibelsArgs& args) {
   const float min_ratio = DecibelMinRatio(args.multiplier, args.cutoff_db);
-  float reference = args.reference;
-  if (args.reference_max) {
-    reference = 0.0f;
-    for (int64_t i = 0; i < n; ++i) reference = std::max(reference, in[i]);
-  }
+  const float reference = args.reference_max ? decibel_detail::MaxOrZero(in, n) : args.reference;
   if (reference == 0.0f) {
     std::fill(out, out + n, args.multiplier * std::log10(min_ratio));
     return;
   }
-  const float inv_reference = 1.0f / reference;
-  for (int64_t i = 0; i < n; ++i) out[i] = args.multiplier * std::log10(std::max(min_ratio, in[i] * inv_reference));
+  decibel_detail::DecibelRow(in, out, n, args.multiplier, 1.0f / reference, min_ratio);
 }
 
 }  // namespace sluice::kernels

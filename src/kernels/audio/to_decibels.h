@@ -5,7 +5,8 @@
 // signal or 0, whichever is larger (DALI's per-sample maximum). A reference of 0 (an all-zero or
 // all-negative signal with reference_max) gives cutoff_db everywhere (DALI: x * (1/0) is NaN or
 // infinite, and the max with min_ratio keeps min_ratio -- for x > 0 there is no such signal).
-// Float32 arithmetic: the ratio is in[i] * (1 / reference), then log10.
+// Float32 arithmetic: the ratio is in[i] * (1 / reference), then log10 (Highway's, within 2 ulp;
+// NaN input gives cutoff_db).
 // Thread-safety: reentrant, no allocation; in and out hold n floats and may be the same buffer.
 #pragma once
 #include <cstdint>
