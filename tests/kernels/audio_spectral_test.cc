@@ -379,6 +379,9 @@ TEST(ToDecibels, FormulaReferenceAndCutoff) {
   std::vector<float> z(3, 1.0f);
   ToDecibels(zeros.data(), z.data(), 3, {10.0f, 0.0f, true, -60.0f});
   for (float v : z) EXPECT_NEAR(v, -60.0f, 1e-4) << "reference 0: cutoff_db everywhere";
+  const std::vector<float> negative = {-1.0f, -2.0f, -0.5f};
+  ToDecibels(negative.data(), z.data(), 3, {10.0f, 0.0f, true, -60.0f});
+  for (float v : z) EXPECT_NEAR(v, -60.0f, 1e-4) << "the maximum starts at 0 (DALI): reference 0 again";
   EXPECT_GT(DecibelMinRatio(10.0f, -1000.0f), 0.0f) << "an underflowing ratio is the smallest float";
   ToDecibels(zeros.data(), z.data(), 3, {10.0f, 1.0f, false, -1000.0f});
   for (float v : z) EXPECT_NEAR(v, 10 * std::log10(double(std::numeric_limits<float>::denorm_min())), 0.01);
@@ -430,6 +433,24 @@ TEST(MovingMeanSquare, MatchesDirectSumsWithAndWithoutResets) {
   for (int64_t i = 0; i <= n - window; ++i) ASSERT_EQ(a[size_t(i)], b[size_t(i)]) << i;
 }
 
+TEST(MovingMeanSquare, ResetsRecomputeTheSumWhereTheRunningOneDrifted) {
+  // A loud burst, then quiet samples: once the burst has left the window, a float running sum
+  // keeps an error of the burst's scale; recomputed every 128 windows, the sums are exact again.
+  const int64_t window = 64, n = 4096;
+  std::vector<float> x(static_cast<size_t>(n), 1e-2f);
+  for (int64_t i = 0; i < 64; ++i) x[size_t(i)] = 1e4f * (i % 2 ? 1.0f : -0.7f);
+  std::vector<float> never(n), reset(n);
+  MovingMeanSquare(x.data(), DType::kFloat32, n, window, -1, never.data());
+  MovingMeanSquare(x.data(), DType::kFloat32, n, window, 128, reset.data());
+  const float quiet = 1e-4f;  // the mean square of 1e-2
+  double worst_never = 0;
+  for (int64_t i = 128; i <= n - window; ++i) {
+    EXPECT_NEAR(reset[size_t(i)], quiet, 1e-6 * quiet) << i;
+    worst_never = std::max(worst_never, std::abs(double(never[size_t(i)]) - quiet));
+  }
+  EXPECT_GT(worst_never, 1e-2 * quiet) << "without resets the drift shows (else this test shows nothing)";
+}
+
 TEST(NonsilentRegion, FindsTheFirstAndLastLoudWindows) {
   // 100 zeros, 50 loud samples, 100 quiet ones (-40 dB), 50 zeros; window 10.
   std::vector<float> x(300, 0.0f);
@@ -462,6 +483,11 @@ TEST(NonsilentRegion, EdgeCasesAsDali) {
   EXPECT_EQ(r.length, 8) << "reference 0: nothing is below it";
   r = FindNonsilentRegion(zeros.data(), DType::kFloat32, 0, a, scratch.data());
   EXPECT_EQ(r.length, 0);
+  std::vector<float> last_only(8, 0.0f);
+  last_only[7] = 1.0f;
+  r = FindNonsilentRegion(last_only.data(), DType::kFloat32, 8, a, scratch.data());
+  EXPECT_EQ(r.begin, 0) << "one window, the whole signal";
+  EXPECT_EQ(r.length, 8);
   const std::vector<uint8_t> bytes = {0, 0, 0, 200, 0, 0, 0, 0};
   a.window_length = 2;
   r = FindNonsilentRegion(bytes.data(), DType::kUInt8, 8, a, scratch.data());
