@@ -6,8 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,50 +14,16 @@
 
 #include "kernels/audio/audio_decode.h"
 #include "kernels/audio/downmix.h"
+#include "kernels/audio_test_util.h"
 
 namespace sluice::kernels {
 namespace {
 
-std::vector<uint8_t> ReadAudioFile(const std::string& name) {
-  std::ifstream f(std::string(SLUICE_SOURCE_DIR) + "/tests/data/audio/" + name, std::ios::binary);
-  EXPECT_TRUE(f.good()) << name;
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-void Put32(std::vector<uint8_t>& b, uint32_t v) {
-  for (int k = 0; k < 4; ++k) b.push_back(uint8_t(v >> (8 * k)));
-}
-void Put16(std::vector<uint8_t>& b, uint16_t v) {
-  b.push_back(uint8_t(v));
-  b.push_back(uint8_t(v >> 8));
-}
-
-// A canonical 44-byte-header WAV: `tag` 1 = integer PCM, 3 = IEEE float. declared_data < 0: the
-// data's real size.
-std::vector<uint8_t> MakeWav(uint16_t tag, int channels, int rate, int bits, const std::vector<uint8_t>& data,
-                             int64_t declared_data = -1) {
-  const uint32_t data_size = declared_data < 0 ? uint32_t(data.size()) : uint32_t(declared_data);
-  std::vector<uint8_t> b = {'R', 'I', 'F', 'F'};
-  Put32(b, 36 + data_size);
-  for (char c : std::string("WAVEfmt ")) b.push_back(uint8_t(c));
-  Put32(b, 16);
-  Put16(b, tag);
-  Put16(b, uint16_t(channels));
-  Put32(b, uint32_t(rate));
-  Put32(b, uint32_t(rate * channels * bits / 8));
-  Put16(b, uint16_t(channels * bits / 8));
-  Put16(b, uint16_t(bits));
-  for (char c : std::string("data")) b.push_back(uint8_t(c));
-  Put32(b, data_size);
-  b.insert(b.end(), data.begin(), data.end());
-  return b;
-}
-
+using testing::MakeWav;
+using testing::ReadAudioFile;
 template <typename T>
 std::vector<uint8_t> Bytes(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
+  return testing::AsBytes(v);
 }
 
 template <typename T>

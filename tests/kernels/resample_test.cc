@@ -1,7 +1,7 @@
 // kernels::Resampler against its contract: DALI's quality -> lobes mapping and output length, DC
 // gain 1, tones keep their frequency (against the analytic sine at the new rate), a tone above the
 // output's Nyquist frequency is removed when downsampling, multi-channel = each channel alone,
-// tabulated and per-output taps agree, integer outputs as ConvertSatNorm, zeros past the input.
+// exact phases and the interpolated grid agree, integer outputs as ConvertSatNorm, zeros past the input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,11 +103,12 @@ TEST(Resample, ChannelsAreResampledIndependently) {
   }
 }
 
-TEST(Resample, TabulatedAndPerOutputTapsAgree) {
-  // 16000 -> 44100 has 441 phases (tabulated); 12347 -> 16000 has 16000 (taps per output).
-  EXPECT_TRUE(Resampler(16000, 44100, 16).tabulated());
-  EXPECT_FALSE(Resampler(12347, 16000, 16).tabulated());
-  EXPECT_FALSE(Resampler(1, 1.5, 16).tabulated());
+TEST(Resample, ExactPhasesAndTheGridAgree) {
+  // 16000 -> 44100 has 441 exact phases, one table row each; 12347 -> 16000 has 16000 phases and
+  // 1 -> 1.5 is not an integer ratio: both interpolate on the grid.
+  EXPECT_TRUE(Resampler(16000, 44100, 16).exact_phases());
+  EXPECT_FALSE(Resampler(12347, 16000, 16).exact_phases());
+  EXPECT_FALSE(Resampler(1, 1.5, 16).exact_phases());
   // 2 -> 3 exactly vs the same ratio as non-integer rates: the same positions and taps.
   const auto in = Tone(2000, 2, 0.3);
   const auto exact = ResampleAll(in, 1, 2, 3), inexact = ResampleAll(in, 1, 1, 1.5);
@@ -118,8 +119,10 @@ TEST(Resample, TabulatedAndPerOutputTapsAgree) {
 TEST(Resample, SameRateIsTheIdentity) {
   const auto in = Tone(500, 16000, 1234);
   const auto out = ResampleAll(in, 1, 16000, 16000);
-  ASSERT_EQ(out.size(), in.size());
-  for (size_t j = 0; j < in.size(); ++j) ASSERT_NEAR(out[j], in[j], 1e-7) << j;
+  EXPECT_EQ(out, in);
+  // Upsampling by 2: every other output is an input sample, exactly.
+  const auto up = ResampleAll(in, 1, 16000, 32000);
+  for (size_t j = 0; j < in.size(); ++j) ASSERT_EQ(up[2 * j], in[j]) << j;
 }
 
 TEST(Resample, IntegerOutputsAreScaledRoundedAndSaturated) {

@@ -1,6 +1,7 @@
 #include "kernels/audio/resample.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -15,9 +16,12 @@
 namespace sluice::kernels {
 namespace {
 
-// Phases are tabulated up to these sizes (the table is filled in the constructor).
+// Integer-rate phases are tabulated exactly up to these sizes (the table is filled in the
+// constructor); other ratios interpolate between the taps of a grid of phases in [0, 1], as many as
+// fit in kMaxTableTaps (kMinGridPhases at least, kMaxGridPhases at most).
 constexpr int64_t kMaxTabulatedPhases = 1024;
-constexpr int64_t kMaxTableTaps = int64_t{1} << 18;  // 1 MiB of floats
+constexpr int64_t kMaxTableTaps = int64_t{1} << 20;  // 4 MiB of floats
+constexpr int64_t kMinGridPhases = 256, kMaxGridPhases = 4096;
 
 bool IsWholeRate(double r) { return r >= 1 && r <= 2147483647.0 && std::floor(r) == r; }
 
@@ -67,15 +71,27 @@ Resampler::Resampler(double in_rate, double out_rate, int lobes)
     exact_ = true;
     step_ = in / g;
     phases_ = out / g;
-    if (phases_ <= kMaxTabulatedPhases && phases_ * taps_ <= kMaxTableTaps) {
-      table_.resize(static_cast<size_t>(phases_ * taps_));
-      for (int64_t p = 0; p < phases_; ++p)
-        ComputeTaps(static_cast<double>(p) / static_cast<double>(phases_), table_.data() + p * taps_);
-    }
   }
+  if (exact_ && phases_ <= kMaxTabulatedPhases && phases_ * taps_ <= kMaxTableTaps) {
+    rows_ = phases_;  // row p: the taps of phase p / phases_
+  } else {
+    grid_ = std::clamp<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, kMaxTableTaps / taps_))),
+                                kMinGridPhases, kMaxGridPhases);
+    rows_ = grid_ + 1;  // row g: the taps of phase g / grid_, both ends included
+  }
+  table_.resize(static_cast<size_t>(rows_ * taps_));
+  const double denominator = static_cast<double>(grid_ ? grid_ : phases_);
+  for (int64_t row = 0; row < rows_; ++row) ComputeTaps(static_cast<double>(row) / denominator, table_.data() + row * taps_);
 }
 
 void Resampler::ComputeTaps(double f, float* w) const {
+  if (f == 0 && stretch_ == 1) {
+    // On an input sample without stretching the sinc is 1 there and 0 at every other integer:
+    // the input sample itself, exactly (the identities would leave ~1e-17 for the zeros).
+    std::fill(w, w + taps_, 0.f);
+    w[-first_tap_] = 1.f;
+    return;
+  }
   const double a = std::numbers::pi / stretch_, b = a / lobes_;
   const double sf = std::sin(a * f), cf = std::cos(a * f), swf = std::sin(b * f), cwf = std::cos(b * f);
   const double half_width = lobes_ * stretch_;
@@ -98,77 +114,80 @@ void Resampler::ComputeTaps(double f, float* w) const {
   for (int k = 0; k < taps_; ++k) w[k] = static_cast<float>(w[k] / sum);
 }
 
-namespace {
+void Resampler::Resample(const float* in, int64_t n_in, int channels, void* out, DType out_type,
+                         int64_t out_frames) const {
+  if (out_frames <= 0) return;
+  if (channels < 1) throw Error("resampling needs at least one channel");
+  switch (out_type) {
+    case DType::kFloat32: return ResampleTo(in, n_in, channels, static_cast<float*>(out), out_frames);
+    case DType::kInt8: return ResampleTo(in, n_in, channels, static_cast<int8_t*>(out), out_frames);
+    case DType::kUInt8: return ResampleTo(in, n_in, channels, static_cast<uint8_t*>(out), out_frames);
+    case DType::kInt16: return ResampleTo(in, n_in, channels, static_cast<int16_t*>(out), out_frames);
+    case DType::kUInt16: return ResampleTo(in, n_in, channels, static_cast<uint16_t*>(out), out_frames);
+    case DType::kInt32: return ResampleTo(in, n_in, channels, static_cast<int32_t*>(out), out_frames);
+    default: throw Error("resampling outputs float32, int8, uint8, int16, uint16 or int32, not " +
+                         std::string(ToString(out_type)));
+  }
+}
 
-// Every output frame j in order: taps_of(j, &base) gives its taps and base input sample.
-template <typename Out, typename TapsOf>
-void ResampleFrames(const float* in, int64_t n_in, int channels, Out* out, int64_t out_frames, int first_tap, int taps,
-                    TapsOf&& taps_of) {
-  std::vector<float> acc(static_cast<size_t>(channels));
+template <typename Out>
+void Resampler::ResampleTo(const float* in, int64_t n_in, int channels, Out* out, int64_t out_frames) const {
+  std::vector<float> mixed(grid_ && channels > 1 ? static_cast<size_t>(taps_) : 0), acc(static_cast<size_t>(channels));
+  int64_t base = 0, phase = 0;  // exact rates: x_j = base + phase / phases_, advanced output by output
+  const double ratio = in_rate_ / out_rate_;
   for (int64_t j = 0; j < out_frames; ++j) {
-    int64_t base = 0;
-    const float* w = taps_of(j, &base);
-    const int64_t start = base + first_tap;  // input index of tap 0
-    const int64_t k0 = std::max<int64_t>(0, -start), k1 = std::min<int64_t>(taps, n_in - start);
+    // Where output j sits (base input sample, fraction f) and its taps: a table row, or two grid
+    // rows w0, w1 to mix by a.
+    double f = 0;
+    if (exact_) {
+      if (j > 0) {
+        phase += step_;
+        base += phase / phases_;
+        phase %= phases_;
+      }
+      f = static_cast<double>(phase) / static_cast<double>(phases_);
+    } else {
+      const double x = static_cast<double>(j) * ratio;
+      const double fl = std::floor(x);
+      base = static_cast<int64_t>(fl);
+      f = x - fl;
+    }
+    const float *w0, *w1 = nullptr;
+    float a = 0;
+    if (!grid_) {
+      w0 = table_.data() + phase * taps_;
+    } else {
+      const double g = f * static_cast<double>(grid_);
+      const int64_t row = std::min<int64_t>(static_cast<int64_t>(g), grid_ - 1);
+      a = static_cast<float>(g - static_cast<double>(row));
+      w0 = table_.data() + row * taps_;
+      w1 = w0 + taps_;
+    }
+    const int64_t start = base + first_tap_;  // input index of tap 0
+    const int64_t k0 = std::max<int64_t>(0, -start), k1 = std::min<int64_t>(taps_, n_in - start);
     Out* o = out + j * channels;
     if (k0 >= k1) {
       for (int c = 0; c < channels; ++c) o[c] = Out(0);
       continue;
     }
     if (channels == 1) {
-      o[0] = ConvertNormalized<Out>(resample_detail::Dot(in + start + k0, w + k0, k1 - k0));
+      // One channel: dot products with the rows, mixed afterwards (no taps are materialised).
+      const float* x = in + start + k0;
+      float v = resample_detail::Dot(x, w0 + k0, k1 - k0);
+      if (w1) v += a * (resample_detail::Dot(x, w1 + k0, k1 - k0) - v);
+      o[0] = ConvertNormalized<Out>(v);
       continue;
+    }
+    const float* w = w0;
+    if (w1) {
+      for (int64_t k = k0; k < k1; ++k) mixed[size_t(k)] = w0[k] + a * (w1[k] - w0[k]);
+      w = mixed.data();
     }
     std::fill(acc.begin(), acc.end(), 0.f);
     const float* x = in + (start + k0) * channels;
     for (int64_t k = k0; k < k1; ++k, x += channels)
       for (int c = 0; c < channels; ++c) acc[size_t(c)] += w[k] * x[c];
     for (int c = 0; c < channels; ++c) o[c] = ConvertNormalized<Out>(acc[size_t(c)]);
-  }
-}
-
-}  // namespace
-
-void Resampler::Resample(const float* in, int64_t n_in, int channels, void* out, DType out_type,
-                         int64_t out_frames) const {
-  if (out_frames <= 0) return;
-  if (channels < 1) throw Error("resampling needs at least one channel");
-  std::vector<float> scratch;
-  if (table_.empty()) scratch.resize(static_cast<size_t>(taps_));
-  // Where output j sits: its base input sample and the taps for its phase.
-  int64_t next_j = 0, base = 0, phase = 0;  // exact rates: x_j = base + phase / phases_
-  const double ratio = in_rate_ / out_rate_;
-  auto taps_of = [&](int64_t j, int64_t* base_out) -> const float* {
-    if (exact_) {
-      // Outputs are visited in order: advance by one step of step_ / phases_ input samples.
-      for (; next_j < j; ++next_j) {
-        phase += step_;
-        base += phase / phases_;
-        phase %= phases_;
-      }
-      *base_out = base;
-      if (!table_.empty()) return table_.data() + phase * taps_;
-      ComputeTaps(static_cast<double>(phase) / static_cast<double>(phases_), scratch.data());
-      return scratch.data();
-    }
-    const double x = static_cast<double>(j) * ratio;
-    const double fl = std::floor(x);
-    *base_out = static_cast<int64_t>(fl);
-    ComputeTaps(x - fl, scratch.data());
-    return scratch.data();
-  };
-  auto run = [&](auto* typed_out) {
-    ResampleFrames(in, n_in, channels, typed_out, out_frames, first_tap_, taps_, taps_of);
-  };
-  switch (out_type) {
-    case DType::kFloat32: return run(static_cast<float*>(out));
-    case DType::kInt8: return run(static_cast<int8_t*>(out));
-    case DType::kUInt8: return run(static_cast<uint8_t*>(out));
-    case DType::kInt16: return run(static_cast<int16_t*>(out));
-    case DType::kUInt16: return run(static_cast<uint16_t*>(out));
-    case DType::kInt32: return run(static_cast<int32_t*>(out));
-    default: throw Error("resampling outputs float32, int8, uint8, int16, uint16 or int32, not " +
-                         std::string(ToString(out_type)));
   }
 }
 

@@ -6,20 +6,25 @@
 //   h(t)   = sinc(t / s) * hann(t / (s * lobes)),   s = max(1, in_rate / out_rate)
 //   sinc(u) = sin(pi u) / (pi u),   hann(v) = (1 + cos(pi v)) / 2 for |v| < 1, else 0
 // with the taps of each output normalised to sum to 1 (a constant signal stays exactly constant
-// away from the ends). Samples outside the input are zeros. The first output sits on the first
+// away from the ends). An output that falls on an input sample when upsampling (or at the same
+// rate) is that sample, exactly. Samples outside the input are zeros. The first output sits on the first
 // input (x_0 = 0), as in DALI. When upsampling (s = 1) this is DALI's filter; when downsampling the
 // filter is stretched by s so that its cut-off is the output's Nyquist frequency, where DALI keeps
 // the input's and folds everything between the two Nyquist frequencies into the output (aliasing).
 //
-// Arithmetic: the taps are computed in double (exact sines, no lookup table; for integer rates each
-// output's phase is exact integer arithmetic, and the taps of each phase are computed once) and
-// rounded to float; each output is a float dot product (Highway SIMD for one channel, so the order
-// of the sums, and the last bits, depend on the CPU's vector width). The result is converted to
+// Arithmetic: taps are computed in double (exact sines) and rounded to float, once per phase, in
+// the constructor. Integer rates (the usual case) have exact phases (integer arithmetic) and, when
+// there are at most 1024 of them (44.1 kHz -> 16 kHz has 160), a table row per phase. Other
+// ratios (and integer ones with more phases) interpolate linearly between the rows of a grid of
+// 256 to 4096 phases (relative error of the taps below 1e-7). Each output is a float dot product
+// (Highway SIMD for one channel, so the order of the sums, and the last bits, depend on the CPU's
+// vector width). The result is converted to
 // the output type: float32 as is; integer types as value * max(T) rounded to nearest even and
 // saturated (DALI's ConvertSatNorm; unsigned outputs expect values in [0, 1]).
 //
 // Thread-safety: a Resampler is immutable after construction; Resample is reentrant and may run on
-// many threads at once. It allocates one tap buffer per call when the phases are not tabulated.
+// many threads at once. Construction fills the table (up to 4 MiB; microseconds to a few ms);
+// Resample allocates only a buffer of taps for multi-channel input on the grid.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -46,13 +51,15 @@ class Resampler {
   // may be asked for (outputs past the input's end are zeros). in and out must not overlap.
   void Resample(const float* in, int64_t n_in, int channels, void* out, DType out_type, int64_t out_frames) const;
 
-  int taps() const { return taps_; }            // taps per output (some are zero)
-  bool tabulated() const { return !table_.empty(); }  // the phases' taps were computed up front
+  int taps() const { return taps_; }             // taps per output (some are zero)
+  bool exact_phases() const { return grid_ == 0; }  // one table row per phase (integer rates)
 
  private:
-  // The taps for an output at fractional position f in [0, 1) past its base input sample:
+  // The taps for an output at fractional position f in [0, 1] past its base input sample:
   // w[k] weighs input base + first_tap_ + k.
   void ComputeTaps(double f, float* w) const;
+  template <typename Out>
+  void ResampleTo(const float* in, int64_t n_in, int channels, Out* out, int64_t out_frames) const;
 
   double in_rate_, out_rate_;
   double stretch_;     // s
@@ -64,7 +71,9 @@ class Resampler {
   int64_t step_ = 0, phases_ = 0;
   // Per tap offset m: sin, cos of pi m / s and of pi m / (s * lobes).
   std::vector<double> sin_m_, cos_m_, sin_w_, cos_w_;
-  std::vector<float> table_;  // phases_ x taps_ when tabulated
+  int64_t grid_ = 0;  // 0: one row per exact phase; else rows for phases g / grid_, g = 0..grid_
+  int64_t rows_ = 0;
+  std::vector<float> table_;  // rows_ x taps_
 };
 
 }  // namespace sluice::kernels
