@@ -116,6 +116,20 @@ TEST(Resample, ExactPhasesAndTheGridAgree) {
   for (size_t j = 0; j < exact.size(); ++j) ASSERT_NEAR(exact[j], inexact[j], 1e-6) << j;
 }
 
+// Downsampling by 666.7: too many taps for a grid of phases, each output computes its own; still
+// DC gain 1. (By 1000 exactly there is one phase: one row of 32000 taps.)
+TEST(Resample, HugeRatiosComputeTapsPerOutputOrAreRefused) {
+  EXPECT_TRUE(Resampler(1000, 1, 16).exact_phases());
+  const Resampler r(1000, 1.5, 16);
+  EXPECT_TRUE(r.direct());
+  EXPECT_EQ(r.taps(), 21334);
+  const std::vector<float> in(100000, 0.75f);
+  std::vector<float> out(150);
+  r.Resample(in.data(), 100000, 1, out.data(), DType::kFloat32, 150);
+  for (size_t j = 30; j < 120; ++j) ASSERT_NEAR(out[j], 0.75f, 1e-6) << j;
+  EXPECT_THROW(Resampler(1e6, 1, 16), Error);  // 3.2e7 taps
+}
+
 TEST(Resample, SameRateIsTheIdentity) {
   const auto in = Tone(500, 16000, 1234);
   const auto out = ResampleAll(in, 1, 16000, 16000);

@@ -53,7 +53,9 @@ Resampler::Resampler(double in_rate, double out_rate, int lobes)
   if (lobes < 1) throw Error("resampling needs at least one lobe, got " + std::to_string(lobes));
   // Taps m with |m - f| < lobes * s for some f in [0, 1): m in [1 - ceil(W), ceil(W)].
   const double half_width = lobes * stretch_;
-  if (half_width > 1e7) throw Error("the resampling filter would have more than 2e7 taps (ratio too large)");
+  if (half_width > 1e6)
+    throw Error("resampling from " + std::to_string(in_rate) + " to " + std::to_string(out_rate) + " with " +
+                std::to_string(lobes) + " lobes needs a filter of more than 2e6 taps (the ratio is too large)");
   const int w = static_cast<int>(std::ceil(half_width));
   first_tap_ = 1 - w;
   taps_ = 2 * w;
@@ -74,10 +76,15 @@ Resampler::Resampler(double in_rate, double out_rate, int lobes)
   }
   if (exact_ && phases_ <= kMaxTabulatedPhases && phases_ * taps_ <= kMaxTableTaps) {
     rows_ = phases_;  // row p: the taps of phase p / phases_
-  } else {
-    grid_ = std::clamp<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, kMaxTableTaps / taps_))),
-                                kMinGridPhases, kMaxGridPhases);
+  } else if (taps_ * (kMinGridPhases + 1) <= kMaxTableTaps) {
+    grid_ = std::clamp<int64_t>(std::bit_floor(static_cast<uint64_t>(kMaxTableTaps / taps_ - 1)), kMinGridPhases,
+                                kMaxGridPhases);
     rows_ = grid_ + 1;  // row g: the taps of phase g / grid_, both ends included
+  } else {
+    // Downsampling by more than ~128 (at 16 lobes): too many taps to tabulate; each output
+    // computes its own (they are few: one per `ratio` inputs).
+    direct_ = true;
+    return;
   }
   table_.resize(static_cast<size_t>(rows_ * taps_));
   const double denominator = static_cast<double>(grid_ ? grid_ : phases_);
@@ -132,7 +139,8 @@ void Resampler::Resample(const float* in, int64_t n_in, int channels, void* out,
 
 template <typename Out>
 void Resampler::ResampleTo(const float* in, int64_t n_in, int channels, Out* out, int64_t out_frames) const {
-  std::vector<float> mixed(grid_ && channels > 1 ? static_cast<size_t>(taps_) : 0), acc(static_cast<size_t>(channels));
+  std::vector<float> mixed((grid_ && channels > 1) || direct_ ? static_cast<size_t>(taps_) : 0),
+      acc(static_cast<size_t>(channels));
   int64_t base = 0, phase = 0;  // exact rates: x_j = base + phase / phases_, advanced output by output
   const double ratio = in_rate_ / out_rate_;
   for (int64_t j = 0; j < out_frames; ++j) {
@@ -154,7 +162,10 @@ void Resampler::ResampleTo(const float* in, int64_t n_in, int channels, Out* out
     }
     const float *w0, *w1 = nullptr;
     float a = 0;
-    if (!grid_) {
+    if (direct_) {
+      ComputeTaps(f, mixed.data());
+      w0 = mixed.data();
+    } else if (!grid_) {
       w0 = table_.data() + phase * taps_;
     } else {
       const double g = f * static_cast<double>(grid_);

@@ -16,7 +16,9 @@
 // the constructor. Integer rates (the usual case) have exact phases (integer arithmetic) and, when
 // there are at most 1024 of them (44.1 kHz -> 16 kHz has 160), a table row per phase. Other
 // ratios (and integer ones with more phases) interpolate linearly between the rows of a grid of
-// 256 to 4096 phases (relative error of the taps below 1e-7). Each output is a float dot product
+// 256 to 4096 phases (relative error of the taps below 1e-7). Filters too long for a table of 256
+// phases (downsampling by more than ~128 at 16 lobes) compute each output's taps; the ratio is
+// refused beyond 2e6 taps. Each output is a float dot product
 // (Highway SIMD for one channel, so the order of the sums, and the last bits, depend on the CPU's
 // vector width). The result is converted to
 // the output type: float32 as is; integer types as value * max(T) rounded to nearest even and
@@ -52,7 +54,8 @@ class Resampler {
   void Resample(const float* in, int64_t n_in, int channels, void* out, DType out_type, int64_t out_frames) const;
 
   int taps() const { return taps_; }             // taps per output (some are zero)
-  bool exact_phases() const { return grid_ == 0; }  // one table row per phase (integer rates)
+  bool exact_phases() const { return grid_ == 0 && !direct_; }  // one table row per phase (integer rates)
+  bool direct() const { return direct_; }  // no table: taps computed for each output
 
  private:
   // The taps for an output at fractional position f in [0, 1] past its base input sample:
@@ -72,6 +75,7 @@ class Resampler {
   // Per tap offset m: sin, cos of pi m / s and of pi m / (s * lobes).
   std::vector<double> sin_m_, cos_m_, sin_w_, cos_w_;
   int64_t grid_ = 0;  // 0: one row per exact phase; else rows for phases g / grid_, g = 0..grid_
+  bool direct_ = false;  // too many taps for a table (downsampling by over ~128)
   int64_t rows_ = 0;
   std::vector<float> table_;  // rows_ x taps_
 };

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Writes the small audio files of the C++ tests (tests/data/audio/) and the decoder fuzzer's seed
-corpus (fuzz/audio_seeds/), with Python's `wave` and python-soundfile (libsndfile).
+"""Writes the small audio files of the C++ tests (tests/data/audio/), the audio decoder fuzzer's seed
+corpus (fuzz/audio_seeds/), with Python's `wave` and python-soundfile (libsndfile), and the NeMo
+manifest fuzzer's (fuzz/nemo_seeds/), with Python's `json`.
 
 Run with the project's venv: .venv/bin/python tests/data/audio/make_test_audio.py
-Deterministic (no randomness; libvorbis and libFLAC encode the same input the same way), so
-re-running it reproduces the committed files for the same library versions.
+The content is deterministic (no random samples; the encoders are), the bytes not quite: libsndfile
+stamps float WAVs' PEAK chunk with the time and gives Ogg streams random serial numbers.
 """
 import io
+import json
 import os
 import wave
 
@@ -15,6 +17,7 @@ import soundfile as sf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = os.path.join(HERE, "..", "..", "..", "fuzz", "audio_seeds")
+NEMO_SEEDS = os.path.join(HERE, "..", "..", "..", "fuzz", "nemo_seeds")
 
 
 def tone(frames, rate, freqs, amp=0.5):
@@ -63,5 +66,28 @@ def main():
             pass  # libsndfile reads MP3 but was built without an encoder
 
 
+def nemo_seed(name, rows, flags=1, sep="\n", extra=""):
+    """A manifest for fuzz_nemo_manifest: its first byte picks the filter and read_text."""
+    body = sep.join(json.dumps(r, ensure_ascii=False) for r in rows) + sep + extra
+    with open(os.path.join(NEMO_SEEDS, name), "wb") as f:
+        f.write(bytes([flags]) + body.encode("utf-8"))
+
+
+def nemo_seeds():
+    os.makedirs(NEMO_SEEDS, exist_ok=True)
+    nemo_seed("plain.json", [{"audio_filepath": "a.wav", "duration": 3.45, "text": "this is a nemo tutorial"},
+                             {"audio_filepath": "a.wav", "offset": 3.45, "duration": 1.45,
+                              "text": "same audio file but using offset"},
+                             {"audio_filepath": "/abs/b.flac", "duration": 2, "text": ""}])
+    nemo_seed("utf8.json", [{"audio_filepath": "c.ogg", "text": "dzie\u0144 dobry"},
+                            {"audio_filepath": "d.ogg", "text": "\u0434\u043e\u0431\u0440\u043e\u0435 \u0443\u0442\u0440\u043e"},
+                            {"audio_filepath": "e.ogg", "text": "\u8fd9\u662f\u4e00\u4e2a\u6d4b\u8bd5"}], flags=7)
+    nemo_seed("crlf_blank.json", [{"audio_filepath": "a.wav"}, {"audio_filepath": "b.wav", "duration": 0.25}],
+              flags=3, sep="\r\n", extra="\r\n  \n")
+    nemo_seed("extra_keys.json", [{"audio_filepath": "x.wav", "duration": 12.5, "lang": "en", "speaker": 7,
+                                   "tags": [1, {"k": None}]}, {"text": "no path", "duration": 1.0}], flags=5)
+
+
 if __name__ == "__main__":
     main()
+    nemo_seeds()
