@@ -107,6 +107,9 @@ TEST(NemoManifest, RelativePathsAreLookedUpNextToTheManifestThenInTheWorkingDire
   ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
   ASSERT_EQ(::chdir(SLUICE_SOURCE_DIR), 0);
   EXPECT_EQ(ResolveNemoAudioPath(e, d / "m.json"), "tests/data/audio/tone_stereo.ogg");
+  // Both there: the manifest's folder wins.
+  testing::WriteFile(d / "tests/data/audio/tone_stereo.ogg", "x");
+  EXPECT_EQ(ResolveNemoAudioPath(e, d / "m.json"), d / "tests/data/audio/tone_stereo.ogg");
   ASSERT_EQ(::chdir(cwd), 0);
   e.audio_filepath = "data/missing.wav";
   const std::string msg = ErrorOf([&] { ResolveNemoAudioPath(e, d / "m.json"); });
@@ -186,6 +189,32 @@ TEST(NemoAsrReader, OutputsInDalisOrder) {
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two[0].shape(1), (TensorShape{250, 2}));
   EXPECT_EQ(two[1].dtype(), DType::kUInt8);  // the text
+}
+
+// Two manifests: the index counts the kept entries across both (DALI restarts at 0 per manifest,
+// which NeMo's read_idxs lookup does not expect); each path is resolved next to its own manifest.
+TEST(NemoAsrReader, IndicesRunAcrossManifests) {
+  Dataset ds(4);
+  testing::MakeDirs(ds.dir / "second");
+  testing::WriteBinary(ds.dir / "second/v.wav", testing::ToneWav(100, 1, 8000, 500));
+  testing::WriteFile(ds.dir / "second/m2.json", "{\"audio_filepath\": \"v.wav\", \"duration\": 0.0125}\n"
+                                                "{\"audio_filepath\": \"v.wav\", \"duration\": 9}\n");
+  PipelineOptions o;
+  o.batch_size = 6;
+  o.num_threads = 1;
+  Pipeline p(o);
+  OperatorDef r("readers.nemo_asr");
+  r.Name("Reader").Arg("manifest_filepaths", std::vector<std::string>{ds.manifest, ds.dir / "second/m2.json"})
+      .Arg("read_idxs", true).Arg("max_duration", 1.0);
+  p.SetOutputs(p.AddOperator(r));
+  p.Build();
+  const auto out = p.Run();
+  // Manifest 1's entries have no duration: kept by max_duration alone; m2's second is dropped.
+  std::vector<int64_t> idx;
+  for (int i = 0; i < 5; ++i) idx.push_back(Index(out[3], i));
+  EXPECT_EQ(idx, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(out[0].source(4).path, ds.dir / "second/v.wav");
+  EXPECT_EQ(p.EpochSize("Reader"), 5);
 }
 
 TEST(NemoAsrReader, OffsetDurationAndResampling) {
