@@ -6,9 +6,13 @@
 
 #include <cmath>
 
+#include "core/tensor_list.h"
+#include "core/thread_pool.h"
 #include "kernels/audio_test_util.h"
 #include "op_harness.h"
 #include "operators/op_test_util.h"
+#include "operators/operator.h"
+#include "operators/registry.h"
 
 namespace sluice::testing {
 namespace {
@@ -159,6 +163,45 @@ TEST(DecodersAudio, OnErrorReplaceReplacesTheRowAndLogsTheSource) {
   WriteBinary(tmp / "bad2.wav", {1, 2, 3});
   auto q = DecodeFiles({tmp / "bad.wav", tmp / "bad2.wav"}, {{"on_error", std::string("replace")}});
   ExpectError([&] { q->Run(); }, {"no sample of the batch could be decoded"});
+}
+
+// Run directly, without the executor (which then replaces the whole row in the pipeline's outputs,
+// hiding what the decoder wrote): a failed sample's output holds a copy of its stand-in, so the
+// operators after the decoder run on real audio, and the failure is reported once.
+TEST(DecodersAudio, FailedSamplesHoldTheirStandInForTheOperatorsAfter) {
+  const std::vector<std::vector<uint8_t>> files = {ToneWav(300, 2, 8000, 500), {'n', 'o', 'p', 'e'},
+                                                   ToneWav(400, 2, 8000, 700)};
+  OpSpec spec;
+  spec.op = "decoders.audio";
+  spec.name = "dec";
+  spec.args["on_error"] = CoerceValue(Value(std::string("replace")), ArgType::kString);
+  auto op = (*OperatorRegistry::Get().GetSchema("decoders.audio").FindFactory("cpu"))(spec);
+  MemoryConfig memory;
+  ThreadPool pool(2, false);
+  TensorList in, audio, rates;
+  std::vector<TensorShape> shapes;
+  for (const auto& f : files) shapes.push_back(TensorShape{int64_t(f.size())});
+  in.Resize(shapes, DType::kUInt8, memory, false);
+  for (int i = 0; i < 3; ++i) std::memcpy(in.raw_mutable_sample(i), files[size_t(i)].data(), files[size_t(i)].size());
+  Workspace::FailedSamples failed;
+  Workspace ws;
+  ws.batch_size_ = 3;
+  ws.pool_ = &pool;
+  ws.memory_ = &memory;
+  ws.failed_ = &failed;
+  ws.inputs_ = {&in};
+  ws.outputs_ = {&audio, &rates};
+  const auto descs = op->Setup(ws);
+  ASSERT_EQ(descs.size(), 2u);
+  audio.Resize(descs[0].shapes, descs[0].dtype, memory, descs[0].contiguous);
+  rates.Resize(descs[1].shapes, descs[1].dtype, memory, descs[1].contiguous);
+  op->Run(ws);
+  ASSERT_EQ(audio.shape(1), (TensorShape{400, 2}));
+  EXPECT_EQ(std::memcmp(audio.raw_sample(1), audio.raw_sample(2), audio.sample_bytes(2)), 0);
+  EXPECT_EQ(*rates.sample<float>(1), 8000.f);
+  ASSERT_EQ(failed.records.size(), 1u);
+  EXPECT_EQ(failed.records[0].sample, 1);
+  EXPECT_NE(failed.records[0].error.find("not an audio stream"), std::string::npos);
 }
 
 }  // namespace
