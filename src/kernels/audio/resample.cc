@@ -21,7 +21,7 @@ namespace {
 // fit in kMaxTableTaps (kMinGridPhases at least, kMaxGridPhases at most).
 constexpr int64_t kMaxTabulatedPhases = 1024;
 constexpr int64_t kMaxTableTaps = int64_t{1} << 20;  // 4 MiB of floats
-constexpr int64_t kMinGridPhases = 256, kMaxGridPhases = 4096;
+constexpr int64_t kMinGridPhases = 256, kMaxGridPhases = 2048;
 
 bool IsWholeRate(double r) { return r >= 1 && r <= 2147483647.0 && std::floor(r) == r; }
 
@@ -102,23 +102,24 @@ void Resampler::ComputeTaps(double f, float* w) const {
   const double a = std::numbers::pi / stretch_, b = a / lobes_;
   const double sf = std::sin(a * f), cf = std::cos(a * f), swf = std::sin(b * f), cwf = std::cos(b * f);
   const double half_width = lobes_ * stretch_;
-  double sum = 0;
+  const double *sin_m = sin_m_.data(), *cos_m = cos_m_.data(), *sin_w = sin_w_.data(), *cos_w = cos_w_.data();
+  // Branch-free, so that the compiler vectorises it: sin(a (m - f)) and cos(b (m - f)) by the
+  // angle-difference identities from the exact sines of the integer offsets m (tabulated) and of f.
   for (int k = 0; k < taps_; ++k) {
     const double t = (first_tap_ + k) - f;  // distance from x_j, in input samples
-    double v = 0;
-    if (std::abs(t) < half_width) {
-      const double pu = a * t;  // pi * u, u = t / s
-      // sin(a (m - f)) and cos(b (m - f)) by the angle-difference identities: exact sines of the
-      // integer offsets m are tabulated, only f's are computed per output.
-      const double sinc = std::abs(pu) < 1e-6 ? 1 - pu * pu / 6 : (sin_m_[size_t(k)] * cf - cos_m_[size_t(k)] * sf) / pu;
-      const double hann = 0.5 * (1 + (cos_w_[size_t(k)] * cwf + sin_w_[size_t(k)] * swf));
-      v = sinc * hann;
-    }
-    w[k] = static_cast<float>(v);
-    sum += v;
+    const double pu = a * t;                // pi * u, u = t / s
+    const bool near_zero = std::abs(pu) < 1e-6;
+    const double ratio = (sin_m[k] * cf - cos_m[k] * sf) / (near_zero ? 1.0 : pu);  // computed either way
+    const double sinc = near_zero ? 1 - pu * pu / 6 : ratio;
+    const double hann = 0.5 * (1 + (cos_w[k] * cwf + sin_w[k] * swf));
+    const double v = sinc * hann;
+    w[k] = static_cast<float>(std::abs(t) < half_width ? v : 0.0);
   }
   // Normalised to a sum of 1: the taps of every phase pass a constant unchanged.
-  for (int k = 0; k < taps_; ++k) w[k] = static_cast<float>(w[k] / sum);
+  double sum = 0;
+  for (int k = 0; k < taps_; ++k) sum += w[k];
+  const double scale = 1 / sum;
+  for (int k = 0; k < taps_; ++k) w[k] = static_cast<float>(w[k] * scale);
 }
 
 void Resampler::Resample(const float* in, int64_t n_in, int channels, void* out, DType out_type,

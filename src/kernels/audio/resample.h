@@ -7,26 +7,26 @@
 //   sinc(u) = sin(pi u) / (pi u),   hann(v) = (1 + cos(pi v)) / 2 for |v| < 1, else 0
 // with the taps of each output normalised to sum to 1 (a constant signal stays exactly constant
 // away from the ends). An output that falls on an input sample when upsampling (or at the same
-// rate) is that sample, exactly. Samples outside the input are zeros. The first output sits on the first
-// input (x_0 = 0), as in DALI. When upsampling (s = 1) this is DALI's filter; when downsampling the
-// filter is stretched by s so that its cut-off is the output's Nyquist frequency, where DALI keeps
-// the input's and folds everything between the two Nyquist frequencies into the output (aliasing).
+// rate) is that sample, exactly. Samples outside the input are zeros. The first output sits on the
+// first input (x_0 = 0), as in DALI. When upsampling (s = 1) this is DALI's filter; when
+// downsampling the filter is stretched by s so that its cut-off is the output's Nyquist frequency,
+// where DALI keeps the input's and folds everything between the two Nyquist frequencies into the
+// output (aliasing).
 //
 // Arithmetic: taps are computed in double (exact sines) and rounded to float, once per phase, in
 // the constructor. Integer rates (the usual case) have exact phases (integer arithmetic) and, when
-// there are at most 1024 of them (44.1 kHz -> 16 kHz has 160), a table row per phase. Other
-// ratios (and integer ones with more phases) interpolate linearly between the rows of a grid of
-// 256 to 4096 phases (relative error of the taps below 1e-7). Filters too long for a table of 256
-// phases (downsampling by more than ~128 at 16 lobes) compute each output's taps; the ratio is
-// refused beyond 2e6 taps. Each output is a float dot product
-// (Highway SIMD for one channel, so the order of the sums, and the last bits, depend on the CPU's
-// vector width). The result is converted to
-// the output type: float32 as is; integer types as value * max(T) rounded to nearest even and
-// saturated (DALI's ConvertSatNorm; unsigned outputs expect values in [0, 1]).
+// there are at most 1024 of them (44.1 kHz -> 16 kHz has 160), a table row per phase. Other ratios
+// (and integer ones with more phases) interpolate linearly between the rows of a grid of 256 to
+// 2048 phases (an error of about 3e-7 of the largest tap, float rounding's order). Filters too long for a table of 256
+// phases (downsampling by more than ~128 at 16 lobes) compute each output's taps; ratios needing
+// over 2e6 taps are refused. Each output is a float dot product (Highway SIMD for one channel, so
+// the order of the sums, and the last bits, depend on the CPU's vector width), converted to the
+// output type: float32 as is; integer types as value * max(T) rounded to nearest even and saturated
+// (DALI's ConvertSatNorm; unsigned outputs expect values in [0, 1]).
 //
 // Thread-safety: a Resampler is immutable after construction; Resample is reentrant and may run on
 // many threads at once. Construction fills the table (up to 4 MiB; microseconds to a few ms);
-// Resample allocates only a buffer of taps for multi-channel input on the grid.
+// Resample allocates one buffer of taps (multi-channel input on the grid, or taps per output).
 #pragma once
 #include <cstdint>
 #include <vector>

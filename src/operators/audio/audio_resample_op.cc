@@ -2,6 +2,7 @@
 // from in_rate/out_rate, scale or out_length (per sample), the kernels/audio/resample.h filter,
 // DALI's normalising conversions between the input type and dtype.
 #include <cstring>
+#include <optional>
 
 #include "kernels/audio/resample.h"
 #include "kernels/tensor/saturate_cast.h"
@@ -89,8 +90,9 @@ class AudioResampleOp final : public Operator {
     if (out_len == 0) return;
     const int channels = in.shape(i).ndim() == 2 ? static_cast<int>(in.shape(i)[1]) : 1;
     const int64_t in_len = in.shape(i)[0];
-    if (scratch_.size() <= static_cast<size_t>(thread)) throw Error("thread index out of range");
-    std::vector<float>& f = scratch_[static_cast<size_t>(thread)];
+    if (threads_.size() <= static_cast<size_t>(thread)) throw Error("thread index out of range");
+    ThreadState& st = threads_[static_cast<size_t>(thread)];
+    std::vector<float>& f = st.signal;
     f.resize(static_cast<size_t>(in_len * channels));
     const bool unsigned_out = IsUnsigned(out_type_);
     VisitDType(in.dtype(), [&](auto tag) {
@@ -101,12 +103,18 @@ class AudioResampleOp final : public Operator {
       }
     });
     const auto [in_rate, out_rate] = rates_[static_cast<size_t>(i)];
-    kernels::Resampler(in_rate, out_rate, lobes_).Resample(f.data(), in_len, channels, out.raw_mutable_sample(i),
-                                                           out_type_, out_len);
+    // The filter is kept for the next sample of the same ratio (a table of taps takes up to a
+    // millisecond to fill for ratios that are not integer ones).
+    if (!st.resampler || st.in_rate != in_rate || st.out_rate != out_rate) {
+      st.resampler.emplace(in_rate, out_rate, lobes_);
+      st.in_rate = in_rate;
+      st.out_rate = out_rate;
+    }
+    st.resampler->Resample(f.data(), in_len, channels, out.raw_mutable_sample(i), out_type_, out_len);
   }
 
   void Run(Workspace& ws) override {
-    scratch_.resize(static_cast<size_t>(ws.pool().num_threads()) + 1);
+    threads_.resize(static_cast<size_t>(ws.pool().num_threads()) + 1);
     Operator::Run(ws);
   }
 
@@ -114,7 +122,12 @@ class AudioResampleOp final : public Operator {
   int lobes_;
   DType out_type_ = DType::kFloat32;
   std::vector<std::pair<double, double>> rates_;  // per sample: (in_rate, out_rate) as the kernel takes them
-  std::vector<std::vector<float>> scratch_;       // per thread: the input as float
+  struct ThreadState {  // one per thread of the pool (RunSample's `thread`)
+    std::vector<float> signal;  // the sample as float
+    std::optional<kernels::Resampler> resampler;  // the last filter, for (in_rate, out_rate)
+    double in_rate = 0, out_rate = 0;
+  };
+  std::vector<ThreadState> threads_;
 };
 
 }  // namespace
