@@ -2,7 +2,7 @@
 
 - Python's `wave` for the integer PCM it writes (8-bit unsigned, 16, 24, 32-bit): bit-exact, with the
   conversions of the contract (libsndfile's) written out here from the raw samples;
-- python-soundfile (which uses the same libsndfile) for float WAV, FLAC, Ogg Vorbis and MP3, and for
+- python-soundfile (which uses the same libsndfile) for float WAV, FLAC, Ogg Vorbis and Opus, AIFF and MP3, and for
   freedesktop's Ogg Vorbis recordings: equal within 1e-6;
 - downmix: the mean of the channels;
 - sample_rate: librosa.resample (soxr, "soxr_hq") on recordings, within an SNR measured on the band
@@ -101,13 +101,14 @@ def soundfile_files(tmp_path_factory):
     x = signal(4000, 2, 7).astype(np.float32)
     files = {}
     for name, fmt, sub in [("f32.wav", "WAV", "FLOAT"), ("f64.wav", "WAV", "DOUBLE"), ("s16.flac", "FLAC", "PCM_16"),
-                           ("s24.flac", "FLAC", "PCM_24"), ("vorbis.ogg", "OGG", "VORBIS"), ("s16.aiff", "AIFF", "PCM_16")]:
+                           ("s24.flac", "FLAC", "PCM_24"), ("vorbis.ogg", "OGG", "VORBIS"), ("opus.ogg", "OGG", "OPUS"),
+                           ("s16.aiff", "AIFF", "PCM_16")]:
         sf.write(str(d / name), x, 16000, format=fmt, subtype=sub)
         files[name] = d / name
     return files, x
 
 
-@pytest.mark.parametrize("name", ["f32.wav", "f64.wav", "s16.flac", "s24.flac", "vorbis.ogg", "s16.aiff"])
+@pytest.mark.parametrize("name", ["f32.wav", "f64.wav", "s16.flac", "s24.flac", "vorbis.ogg", "opus.ogg", "s16.aiff"])
 def test_soundfile_formats_match_soundfile(soundfile_files, name):
     files, x = soundfile_files
     (audio,), (rate,) = decode([files[name]])
