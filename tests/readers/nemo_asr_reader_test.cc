@@ -83,7 +83,8 @@ TEST(NemoManifest, MalformedLinesNameTheManifestAndTheLine) {
       {"{\"audio_filepath\": \"a\", \"text\": \"\xFF\xFE\"}", "not valid JSON"},
       {"{\"audio_filepath\": \"a\"} {\"audio_filepath\": \"b\"}", "not valid JSON"},
   };
-  for (const auto& [line, why] : bad) {
+  for (const auto& [bad_line, why] : bad) {
+    const std::string line = bad_line;  // (clang 14 does not capture structured bindings)
     const std::string msg = ErrorOf([&] { Parse("{\"audio_filepath\": \"ok.wav\"}\n\n" + line + "\n"); });
     EXPECT_NE(msg.find("manifest 'm.json' line 3: " + why), std::string::npos) << line << " -> " << msg;
   }
