@@ -12,8 +12,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Seed corpora: real images for the decoders, small tars and index files for the readers,
-# fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser, fuzz/tfrecord_seeds/ for TFRecord framing, tf.Example and index parsing.
-mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord"
+# fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser, fuzz/tfrecord_seeds/ for TFRecord framing, tf.Example and index parsing,
+# fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests.
+mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -22,6 +23,8 @@ printf 'v1.1 1\njpg 512 1\n' > "$work/index/v11.idx"
 cp "$root"/fuzz/checkpoint_seeds/*.ckpt "$work/checkpoints/"
 cp "$root"/fuzz/npy_seeds/* "$work/npy/"
 cp "$root"/fuzz/tfrecord_seeds/* "$work/tfrecord/"
+cp "$root"/fuzz/audio_seeds/* "$work/audio/"
+cp "$root"/fuzz/nemo_seeds/* "$work/nemo/"
 
 # A failing input is kept in the build folder (libFuzzer writes it to the working directory otherwise).
 artifacts="$build/fuzz_artifacts"
@@ -31,12 +34,14 @@ run_one() {
   local fuzzer=$1 name corpus
   name=$(basename "$fuzzer")
   case "$name" in
+    fuzz_decode_audio*) corpus="$work/audio" ;;
     fuzz_decode_*) corpus="$work/images" ;;
     fuzz_tar*) corpus="$work/tars" ;;
     fuzz_wds_index*) corpus="$work/index" ;;
     fuzz_checkpoint*) corpus="$work/checkpoints" ;;
     fuzz_npy*) corpus="$work/npy" ;;
     fuzz_tfrecord*) corpus="$work/tfrecord" ;;
+    fuzz_nemo*) corpus="$work/nemo" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name" "$artifacts"

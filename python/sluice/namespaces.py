@@ -50,6 +50,8 @@ LEGACY_NAMES = {
     "image_decoder": "decoders.image",
     "image_decoder_random_crop": "decoders.image_random_crop",
     "image_decoder_crop": "decoders.image_crop",
+    "audio_decoder": "decoders.audio",
+    "nemo_asr_reader": "readers.nemo_asr",
     "coin_flip": "random.coin_flip",
     "uniform": "random.uniform",
     "normal": "random.normal",

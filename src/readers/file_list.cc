@@ -56,7 +56,9 @@ std::string ListBaseDir(const std::string& list_path, const std::string& file_ro
 }  // namespace
 
 std::vector<std::string> DefaultFileFilters() {
-  return {"*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm", "*.pbm", "*.jp2", "*.webp"};
+  // DALI's: the image formats and the audio ones decoders.audio reads.
+  return {"*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm",
+          "*.pgm", "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav"};
 }
 
 bool MatchesAnyFilter(const std::string& name, const std::vector<std::string>& filters, bool case_sensitive) {

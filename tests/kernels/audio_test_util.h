@@ -1,0 +1,80 @@
+// Helpers shared by the audio tests (kernels, operators, readers): WAV streams written byte by
+// byte, the test audio of tests/data/audio (make_test_audio.py), and tones.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <numbers>
+#include <string>
+#include <vector>
+
+namespace sluice::testing {
+
+inline std::string AudioPath(const std::string& name) {
+  return std::string(SLUICE_SOURCE_DIR) + "/tests/data/audio/" + name;
+}
+
+inline std::vector<uint8_t> ReadAudioFile(const std::string& name) {
+  std::ifstream f(AudioPath(name), std::ios::binary);
+  EXPECT_TRUE(f.good()) << name;
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+template <typename T>
+std::vector<uint8_t> AsBytes(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// A canonical 44-byte-header WAV: `tag` 1 = integer PCM, 3 = IEEE float; declared_data < 0: the
+// data's real size (else the size its header claims).
+inline std::vector<uint8_t> MakeWav(uint16_t tag, int channels, int rate, int bits, const std::vector<uint8_t>& data,
+                                    int64_t declared_data = -1) {
+  const uint32_t data_size = declared_data < 0 ? uint32_t(data.size()) : uint32_t(declared_data);
+  std::vector<uint8_t> b;
+  auto put = [&](uint32_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) b.push_back(uint8_t(v >> (8 * k)));
+  };
+  auto tag4 = [&](const char* s) { b.insert(b.end(), s, s + 4); };
+  tag4("RIFF");
+  put(36 + data_size, 4);
+  tag4("WAVE");
+  tag4("fmt ");
+  put(16, 4);
+  put(tag, 2);
+  put(uint32_t(channels), 2);
+  put(uint32_t(rate), 4);
+  put(uint32_t(rate * channels * bits / 8), 4);
+  put(uint32_t(channels * bits / 8), 2);
+  put(uint32_t(bits), 2);
+  tag4("data");
+  put(data_size, 4);
+  b.insert(b.end(), data.begin(), data.end());
+  return b;
+}
+
+// `frames` frames of int16 PCM: channel c is a sine of freq * (c + 1) Hz at amplitude amp.
+inline std::vector<int16_t> TonePcm16(int64_t frames, int channels, double rate, double freq, double amp = 0.5) {
+  std::vector<int16_t> v;
+  for (int64_t t = 0; t < frames; ++t)
+    for (int c = 0; c < channels; ++c)
+      v.push_back(int16_t(std::lrint(amp * 32767 * std::sin(2 * std::numbers::pi * freq * (c + 1) * double(t) / rate))));
+  return v;
+}
+
+inline std::vector<uint8_t> ToneWav(int64_t frames, int channels, int rate, double freq) {
+  return MakeWav(1, channels, rate, 16, AsBytes(TonePcm16(frames, channels, rate, freq)));
+}
+
+inline void WriteBinary(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(f.good()) << path;
+}
+
+}  // namespace sluice::testing
