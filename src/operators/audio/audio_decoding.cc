@@ -68,9 +68,15 @@ OutputDesc AudioDecoding::Setup(const std::vector<Sample>& samples, const std::v
       const double rate = p.info.sample_rate;
       if (clips) {
         // DALI's rule (NeMo's offset and duration, in seconds): truncated to frames, cut at the end.
+        // Seconds * rate is floored after adding 1e-6 frames: a manifest that writes frames / rate
+        // (the usual form) must give those frames back, and 1% of such quotients times the rate
+        // land just below the integer (56023 / 16000 * 16000 = 56022.99...).
         const AudioClip& clip = (*clips)[static_cast<size_t>(i)];
-        if (clip.offset > 0) p.first_frame = static_cast<int64_t>(std::min(clip.offset * rate, 9e18));
-        if (clip.duration >= 0) p.frames = static_cast<int64_t>(std::min(clip.duration * rate, 9e18));
+        const auto to_frames = [rate](double seconds) {
+          return static_cast<int64_t>(std::min(seconds * rate + 1e-6, 9e18));
+        };
+        if (clip.offset > 0) p.first_frame = to_frames(clip.offset);
+        if (clip.duration >= 0) p.frames = to_frames(clip.duration);
         if (p.first_frame >= p.info.frames || p.frames > p.info.frames - p.first_frame)
           p.frames = std::max<int64_t>(0, p.info.frames - p.first_frame);
         if (p.frames <= 0)

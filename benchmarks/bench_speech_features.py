@@ -1,0 +1,176 @@
+"""Log-mel features from audio files, side by side in one run: Sluice against what a speech user would
+pick instead, torchaudio and librosa inside a PyTorch DataLoader.
+
+    PYTHONPATH=python .venv/bin/python benchmarks/bench_speech_features.py [--data DIR] [--threads 2]
+        [--batch 32] [--repeat 3] [--count 200]
+
+The data set is scripts/make_speech_data.py's (made in --data if missing: 16 kHz mono utterances of
+2-12 s, 70% 16-bit WAV, 30% FLAC). Every contender does the same work per file: read and decode the
+file, a 512-point STFT of 25 ms Hann windows every 10 ms (centred, reflect padding), power, an
+80-filter mel bank (Slaney), decibels, then batches padded to the longest utterance:
+
+- sluice:     readers.file -> decoders.audio -> spectrogram -> mel_filter_bank -> to_decibels -> pad,
+              num_threads = --threads;
+- torchaudio: soundfile decode + torchaudio.transforms.MelSpectrogram + AmplitudeToDB per item, in a
+              DataLoader with --threads workers (torch's own threads: 1 per worker, its default);
+- librosa:    soundfile decode + librosa.feature.melspectrogram + power_to_db, the same DataLoader.
+
+Each repeat runs one epoch per contender, the contenders alternating; reported per contender: the
+median over repeats of seconds of audio turned into features per wall second, the process tree's
+CPU milliseconds per second of audio (robust to other load on a shared machine), and ratios.
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RATE, NFFT, WIN, HOP, NMELS = 16000, 512, 400, 160, 80
+
+
+def ensure_data(path, count):
+    if not os.path.exists(os.path.join(path, "manifest.json")):
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_speech_data.py"), path,
+                        "--count", str(count)], check=True)
+    entries = [json.loads(line) for line in open(os.path.join(path, "manifest.json"))]
+    return [os.path.join(path, e["audio_filepath"]) for e in entries], sum(e["duration"] for e in entries)
+
+
+def sluice_epoch(files, batch, threads):
+    import sluice
+    from sluice import fn, types
+
+    pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None)
+    with pipe:
+        encoded, _ = fn.readers.file(files=files, name="Reader", pad_last_batch=True)
+        audio, _ = fn.decoders.audio(encoded, sample_rate=RATE, downmix=True, dtype=types.FLOAT)
+        spec = fn.spectrogram(audio, nfft=NFFT, window_length=WIN, window_step=HOP)
+        mel = fn.mel_filter_bank(spec, sample_rate=RATE, nfilter=NMELS)
+        db = fn.to_decibels(mel, multiplier=10.0, cutoff_db=-80.0)
+        pipe.set_outputs(fn.pad(db, axes=[1]))
+    pipe.build()
+    n_batches = (len(files) + batch - 1) // batch
+    frames = 0
+    for _ in range(n_batches):
+        (out,) = pipe.run()
+        frames += np.asarray(out.as_array()).shape[-1]
+    return frames
+
+
+class _Decoded:
+    """A map-style dataset: file -> log-mel features (in a DataLoader worker)."""
+
+    def __init__(self, files, which):
+        self.files, self.which, self.transform = files, which, None
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, i):
+        import soundfile
+        import torch
+
+        x, sr = soundfile.read(self.files[i], dtype="float32", always_2d=True)
+        x = x.mean(axis=1)
+        assert sr == RATE
+        if self.which == "librosa":
+            import librosa
+
+            mel = librosa.feature.melspectrogram(y=x, sr=RATE, n_fft=NFFT, win_length=WIN, hop_length=HOP,
+                                                 n_mels=NMELS, power=2.0, center=True, pad_mode="reflect")
+            return torch.from_numpy(librosa.power_to_db(mel, ref=1.0, top_db=None).astype(np.float32))
+        if self.transform is None:  # built in the worker
+            import torchaudio
+
+            self.transform = torch.nn.Sequential(
+                torchaudio.transforms.MelSpectrogram(sample_rate=RATE, n_fft=NFFT, win_length=WIN, hop_length=HOP,
+                                                     n_mels=NMELS, power=2.0, center=True, pad_mode="reflect",
+                                                     norm="slaney", mel_scale="slaney"),
+                torchaudio.transforms.AmplitudeToDB(stype="power"))
+        with torch.no_grad():
+            return self.transform(torch.from_numpy(x))
+
+
+def _pad_collate(items):
+    import torch
+
+    longest = max(t.shape[-1] for t in items)
+    return torch.stack([torch.nn.functional.pad(t, (0, longest - t.shape[-1])) for t in items])
+
+
+def loader_epoch(files, batch, threads, which):
+    import torch
+
+    loader = torch.utils.data.DataLoader(_Decoded(files, which), batch_size=batch, num_workers=threads,
+                                         collate_fn=_pad_collate)
+    frames = 0
+    for b in loader:
+        frames += b.shape[-1]
+    return frames
+
+
+def cpu_seconds():
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+def run_one(which, files, batch, threads):
+    """One epoch in a fresh process (so children's CPU time and memory are this contender's only)."""
+    code = ("import json, sys, time; sys.path.insert(0, %r); import bench_speech_features as b; "
+            "files = json.loads(sys.argv[1]); t0 = time.perf_counter(); c0 = b.cpu_seconds(); "
+            "b.%s; print(json.dumps([time.perf_counter() - t0, b.cpu_seconds() - c0]))") % (
+        os.path.dirname(os.path.abspath(__file__)),
+        "sluice_epoch(files, %d, %d)" % (batch, threads) if which == "sluice" else
+        "loader_epoch(files, %d, %d, %r)" % (batch, threads, which))
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(files)], check=True, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"),
+                                                                          os.environ.get("PYTHONPATH", "")])))
+    wall, cpu = json.loads(out.stdout.strip().splitlines()[-1])
+    return wall, cpu
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=os.path.join(ROOT, "build", "speech_data"))
+    ap.add_argument("--count", type=int, default=200, help="utterances to make when --data has none")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--contenders", default="sluice,torchaudio,librosa")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    files, seconds = ensure_data(args.data, args.count)
+    contenders = args.contenders.split(",")
+    runs = {c: [] for c in contenders}
+    for which in contenders:  # warm-up: imports, page cache, numba's compilation for librosa
+        run_one(which, files[: args.batch], args.batch, args.threads)
+    for _ in range(args.repeat):
+        for which in contenders:
+            runs[which].append(run_one(which, files, args.batch, args.threads))
+    print(f"speech features: {len(files)} files, {seconds:.0f} s of audio, {args.threads} threads, "
+          f"batch {args.batch}, median of {args.repeat}")
+    print(f"{'contender':<11} {'audio s/s':>10} {'CPU ms/audio s':>15}  vs")
+    result = {}
+    for which in contenders:
+        wall = statistics.median(w for w, _ in runs[which])
+        cpu = statistics.median(c for _, c in runs[which])
+        result[which] = {"audio_seconds_per_second": seconds / wall, "cpu_ms_per_audio_second": 1000 * cpu / seconds}
+    base = result[contenders[0]]["audio_seconds_per_second"]
+    for which in contenders:
+        r = result[which]
+        vs = "" if which == contenders[0] else f"{contenders[0]} {base / r['audio_seconds_per_second']:.2f}x faster"
+        print(f"{which:<11} {r['audio_seconds_per_second']:>10.0f} {r['cpu_ms_per_audio_second']:>15.2f}  {vs}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"files": len(files), "audio_seconds": seconds, "threads": args.threads, "batch": args.batch,
+                       "results": result}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
