@@ -25,6 +25,9 @@ missing=()
 # librosa (with soxr and numba from PyPI) is the reference of the audio operators' tests and the
 # speech benchmark's third contender; Debian 12 has no python3-librosa.
 "$venv/bin/python" -c "import librosa" 2>/dev/null || missing+=("librosa==0.11.0")
+# pycocotools (COCO(), annToMask) is the reference of readers.coco's tests and benchmark; 2.0.8 has
+# a cp311 manylinux wheel and works with numpy 1.24.
+"$venv/bin/python" -c "import pycocotools" 2>/dev/null || missing+=("pycocotools==2.0.8")
 # With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
 # mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

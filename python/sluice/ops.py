@@ -110,7 +110,9 @@ _PYTHON_CLASSES = {"readers.TFRecord": ("readers.tfrecord", TFRecord),
 
 # DALI's class names that camel case does not spell (registry name -> DALI's spelling): installed
 # as aliases of the generated class.
-_DALI_CLASS_NAMES = {"mfcc": "MFCC"}
+_DALI_CLASS_NAMES = {"mfcc": "MFCC", "readers.coco": "COCO"}
+# The same for legacy names (camel-cased legacy name -> DALI's spelling), at the top level.
+_DALI_LEGACY_CLASS_NAMES = {"CocoReader": "COCOReader"}
 
 
 def _make_class(schema, class_name, module_name):
@@ -140,6 +142,9 @@ def _generate(root):
         generated = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
         if generated is not None:
             setattr(_ns.submodule(root, path), dali_name, generated)
+    for camel, dali_name in _DALI_LEGACY_CLASS_NAMES.items():
+        if camel in vars(root):
+            setattr(root, dali_name, vars(root)[camel])
     for dotted, (registry_name, cls) in _PYTHON_CLASSES.items():
         if registry_name in schemas:
             path, attr = _ns.split_name(dotted)
