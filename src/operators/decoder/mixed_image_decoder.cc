@@ -1,4 +1,4 @@
-// decoders.image, .image_crop and .image_random_crop with device="mixed": encoded bytes on the
+// decoders.image, .image_crop, .image_random_crop and .image_slice with device="mixed": encoded bytes on the
 // host in, decoded HWC uint8 images on the device out, with the CPU decoders' arguments, windows
 // (the same operator seed gives the same random crops) and on_error policy (ImageDecoding,
 // operators/image/decoder_base.h).
@@ -264,7 +264,7 @@ class MixedImageDecoder : public Operator {
 }  // namespace
 
 SLUICE_REGISTER_BACKENDS(RegisterMixedImageDecoders) {
-  for (const char* op : {"decoders.image", "decoders.image_random_crop", "decoders.image_crop"})
+  for (const char* op : {"decoders.image", "decoders.image_random_crop", "decoders.image_crop", "decoders.image_slice"})
     AttachBackend(r, op, "mixed", MakeFactory<MixedImageDecoder>());
 }
 
