@@ -32,6 +32,8 @@ struct RawAnnotation {
 
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+constexpr int64_t kMaxMaskPixels = int64_t{1} << 28;  // as the decoders' max_pixels default
+
 class CocoParser {
  public:
   CocoParser(const std::string& name, const CocoReadOptions& opt) : name_(name), opt_(opt) {}
@@ -364,6 +366,9 @@ CocoDataset CocoParser::Build() {
     const std::string image = "image id " + std::to_string(img.id);
     if ((opt_.ratio || opt_.rles) && (img.width <= 0 || img.height <= 0))
       Fail(image + " has no positive \"width\" and \"height\" (needed by " + (opt_.ratio ? "ratio" : "pixelwise_masks") + ")");
+    if (opt_.rles && (img.width > INT32_MAX || img.height > INT32_MAX || img.width * img.height > kMaxMaskPixels))
+      Fail(image + " is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+           ": its pixelwise mask would exceed 2^28 pixels");
     const size_t boxes0 = d.boxes.size(), labels0 = d.labels.size(), polys0 = d.polygons.size(),
                  verts0 = d.vertices.size(), rles0 = d.rles.size();
     int32_t objects = 0;

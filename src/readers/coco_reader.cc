@@ -230,7 +230,14 @@ void CocoReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
         vo[2 * v + 1] = static_cast<float>(vi[2 * v + 1]) / h;
       }
     }
-    if (masks) PaintMasks(s, masks->mutable_sample<int32_t>(si));
+    if (masks) {
+      try {
+        PaintMasks(s, masks->mutable_sample<int32_t>(si));
+      } catch (const Error& e) {
+        throw Error("image id " + std::to_string(d.image_ids[static_cast<size_t>(s)]) + " ('" +
+                    d.files[static_cast<size_t>(s)] + "'): " + e.message());
+      }
+    }
     if (ids) *ids->mutable_sample<int32_t>(si) = static_cast<int32_t>(d.image_ids[static_cast<size_t>(s)]);
   }
   images.set_layout("");

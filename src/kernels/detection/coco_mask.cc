@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
+
+#include <sluice/error.h>
 
 namespace sluice::kernels {
 
@@ -38,11 +41,19 @@ CocoRle RasterizeCocoPolygon(const double* xy, int n, int height, int width) {
   // Vertices on the fine grid, the polygon closed.
   std::vector<int> gx(static_cast<size_t>(n) + 1), gy(static_cast<size_t>(n) + 1);
   for (int k = 0; k < n; ++k) {
-    gx[k] = static_cast<int>(kScale * xy[2 * k] + 0.5);
-    gy[k] = static_cast<int>(kScale * xy[2 * k + 1] + 0.5);
+    const double x = kScale * xy[2 * k] + 0.5, y = kScale * xy[2 * k + 1] + 0.5;
+    if (!(std::abs(x) < 1e9 && std::abs(y) < 1e9)) throw Error("a polygon vertex is not finite or too far out");
+    gx[k] = static_cast<int>(x);
+    gy[k] = static_cast<int>(y);
   }
   gx[n] = gx[0];
   gy[n] = gy[0];
+  int64_t outline = 0;
+  for (int j = 0; j < n; ++j)
+    outline += std::max(std::abs(static_cast<int64_t>(gx[j + 1]) - gx[j]), std::abs(static_cast<int64_t>(gy[j + 1]) - gy[j])) + 1;
+  if (outline > kMaxCocoPolygonOutline)
+    throw Error("a polygon's outline is " + std::to_string(outline) + " points at 1/5 pixel, more than " +
+                std::to_string(kMaxCocoPolygonOutline) + " (coordinates far outside the image?)");
   // The outline, edge by edge, one point per fine-grid step along the edge's longer axis.
   std::vector<int> ox, oy;
   for (int j = 0; j < n; ++j) {

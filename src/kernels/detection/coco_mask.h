@@ -35,8 +35,13 @@ struct CocoRle {
 // a character outside '0'..'o', a group sequence cut short, or a negative count.
 bool DecodeCocoRleString(std::string_view s, std::vector<uint32_t>* counts);
 
+// The longest outline RasterizeCocoPolygon walks (points on the 1/5-pixel grid; 8 bytes each).
+inline constexpr int64_t kMaxCocoPolygonOutline = int64_t{1} << 26;
+
 // Rasterises the closed polygon of `n` points xy[2k], xy[2k+1] (pixel coordinates, COCO's rule
-// above) into an RLE of an h x w mask. n >= 1; h, w >= 0.
+// above) into an RLE of an h x w mask. n >= 1; h, w >= 0. Throws sluice::Error for a vertex beyond
+// +-2e8 pixels or an outline longer than kMaxCocoPolygonOutline (pycocotools would try to allocate
+// it); the memory is otherwise proportional to the outline.
 CocoRle RasterizeCocoPolygon(const double* xy, int n, int height, int width);
 
 // Decodes `rle` into `mask` (row-major h x w, as images are) with `value` where the mask is set;
