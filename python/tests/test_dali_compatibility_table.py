@@ -47,7 +47,8 @@ TABLES = parse_tables()
 COMMON = {a for a, s in TABLES["(common)"].items() if s in PRESENT}
 OPERATORS = {n: s for n, s in all_schemas().items() if not n.startswith("testing.")}
 # Sections that say "the arguments of `decoders.image` and:".
-INHERITS = {"decoders.image_crop": "decoders.image", "decoders.image_random_crop": "decoders.image"}
+INHERITS = {"decoders.image_crop": "decoders.image", "decoders.image_random_crop": "decoders.image",
+            "decoders.image_slice": "decoders.image"}
 
 
 def listed(op, statuses):
