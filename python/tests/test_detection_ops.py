@@ -332,3 +332,80 @@ def test_image_slice_outside_the_image_is_an_error_or_trimmed():
         run(lambda: fn.decoders.image_slice(src(data), src(a), src(s)), 1)
     (out,) = run(lambda: [fn.decoders.image_slice(src(data), src(a), src(s), out_of_bounds_policy="trim_to_shape")], 1)
     assert out[0].shape == (188, 100, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# bbox_rotate
+
+def rotate_reference(boxes, angle, in_hw, out_hw, mode, ltrb=True, normalized=True, remove_threshold=0.1):
+    """DALI's BBoxRotate, from its documentation: corners rotated about the centres (counter-clockwise,
+    y down), expand / halfway / fixed, clipped, dropped under remove_threshold."""
+    (ih, iw), (oh, ow) = in_hw, out_hw
+    b = boxes.astype(np.float64).copy()
+    if not ltrb:
+        b[:, 2:] += b[:, :2]
+    if normalized:
+        b = b * [iw, ih, iw, ih]
+    b -= [iw / 2, ih / 2, iw / 2, ih / 2]
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    xs = b[:, [0, 2, 0, 2]]
+    ys = b[:, [1, 1, 3, 3]]
+    rx, ry = xs * c + ys * s + ow / 2, -xs * s + ys * c + oh / 2
+    nb = np.stack([rx.min(1), ry.min(1), rx.max(1), ry.max(1)], 1)
+    if mode != "expand":
+        ow_, oh_ = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        nw, nh = nb[:, 2] - nb[:, 0], nb[:, 3] - nb[:, 1]
+        swapped = (ow_ < oh_) != (nw < nh)
+        dw = np.where(swapped, nw - oh_, nw - ow_) / 2
+        dh = np.where(swapped, nh - ow_, nh - oh_) / 2
+        if mode == "halfway":
+            dw, dh = dw / 2, dh / 2
+        nb += np.stack([dw, dh, -dw, -dh], 1)
+    area = (nb[:, 2] - nb[:, 0]) * (nb[:, 3] - nb[:, 1])
+    clipped = np.clip(nb, 0, [ow, oh, ow, oh])
+    keep = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1]) / area >= remove_threshold
+    out = clipped[keep]
+    if not ltrb:
+        out[:, 2:] -= out[:, :2]
+    if normalized:
+        out = out / [ow, oh, ow, oh]
+    return out, keep
+
+
+@pytest.mark.parametrize("mode", ["expand", "halfway", "fixed"])
+def test_bbox_rotate_matches_reference(mode):
+    rng = np.random.default_rng(8)
+    boxes = [random_boxes(rng, n, True) for n in (6, 3, 0)]
+    labels = [np.arange(len(b), dtype=np.int32) for b in boxes]
+    angles, shapes = [30.0, -100.0, 45.0], [[120, 200], [64, 64], [50, 80]]
+    for keep_size in (False, True):
+        out, lab = run(lambda: list(fn.bbox_rotate(src(boxes), src(labels), angle=src([np.float32(a) for a in angles]),
+                                                   input_shape=src([np.array(s, np.float32) for s in shapes]),
+                                                   mode=mode, keep_size=keep_size)), 3)
+        for b, l, a, s, o, g in zip(boxes, labels, angles, shapes, out, lab):
+            if keep_size:
+                out_hw = s
+            else:
+                c, sn = abs(math.cos(math.radians(a))), abs(math.sin(math.radians(a)))
+                out_hw = None  # rotate's canvas: checked through the image below; here take it from the op's rule
+                h = math.ceil(c * s[0] + sn * s[1] - 0.01)
+                w = math.ceil(c * s[1] + sn * s[0] - 0.01)
+                h += (h % 2) ^ (s[0] % 2 if c >= sn else s[1] % 2)
+                w += (w % 2) ^ (s[1] % 2 if c >= sn else s[0] % 2)
+                out_hw = [h, w]
+            want, keep = rotate_reference(b, a, s, out_hw, mode)
+            np.testing.assert_allclose(o, want.reshape(-1, 4), atol=2e-5)
+            np.testing.assert_array_equal(g, l[keep])
+
+
+def test_bbox_rotate_box_follows_rotate():
+    h, w = 60, 90
+    box = np.array([20, 10, 50, 30], np.float32)
+    img = painted(h, w, box)
+    rel = (box / [w, h, w, h]).astype(np.float32)[None]
+    for angle in (90.0, 30.0):
+        rot, rbox = run(lambda: [fn.rotate(src([img], layout="HWC"), angle=angle, fill_value=0, interp_type=types.INTERP_NN),
+                                 fn.bbox_rotate(src([rel]), angle=angle, input_shape=[h, w])], 1)
+        H, W = rot[0].shape[:2]
+        np.testing.assert_allclose(lit_box(rot[0]), rbox[0][0] * [W, H, W, H], atol=1.0)

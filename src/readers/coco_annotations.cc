@@ -38,14 +38,15 @@ class CocoParser {
  public:
   CocoParser(const std::string& name, const CocoReadOptions& opt) : name_(name), opt_(opt) {}
 
-  CocoDataset Run(const simdjson::padded_string& json) {
+  // Reads the file's content; then Build() makes the samples (the text may be freed in between).
+  void Parse(const simdjson::padded_string& json) {
     try {
       ParseRoot(json);
     } catch (const simdjson::simdjson_error& e) {
       Fail("not valid JSON " + where_ + " (" + e.what() + ")");
     }
-    return Build();
   }
+  CocoDataset Build();
 
  private:
   [[noreturn]] void Fail(const std::string& what) const {
@@ -291,8 +292,6 @@ class CocoParser {
     }
   }
 
-  CocoDataset Build();
-
   const std::string name_;
   const CocoReadOptions& opt_;
   std::string where_ = "at the start";
@@ -427,15 +426,20 @@ CocoDataset CocoParser::Build() {
 }  // namespace
 
 CocoDataset ParseCocoAnnotations(std::string_view text, const std::string& name, const CocoReadOptions& opt) {
-  const simdjson::padded_string json(text);
-  return CocoParser(name, opt).Run(json);
+  CocoParser parser(name, opt);
+  parser.Parse(simdjson::padded_string(text));
+  return parser.Build();
 }
 
 CocoDataset ReadCocoAnnotations(const std::string& path, const CocoReadOptions& opt) {
-  simdjson::padded_string json;
-  if (simdjson::padded_string::load(path).get(json) != simdjson::SUCCESS)
-    throw Error("cannot read annotations file '" + path + "': " + std::strerror(errno));
-  return CocoParser(path, opt).Run(json);
+  CocoParser parser(path, opt);
+  {  // the text (and simdjson's index, freed by Parse) go before the samples are built
+    simdjson::padded_string json;
+    if (simdjson::padded_string::load(path).get(json) != simdjson::SUCCESS)
+      throw Error("cannot read annotations file '" + path + "': " + std::strerror(errno));
+    parser.Parse(json);
+  }
+  return parser.Build();
 }
 
 }  // namespace sluice
