@@ -409,3 +409,31 @@ def test_bbox_rotate_box_follows_rotate():
                                  fn.bbox_rotate(src([rel]), angle=angle, input_shape=[h, w])], 1)
         H, W = rot[0].shape[:2]
         np.testing.assert_allclose(lit_box(rot[0]), rbox[0][0] * [W, H, W, H], atol=1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# multi_paste
+
+def test_multi_paste_matches_numpy_mosaic():
+    rng = np.random.default_rng(9)
+    imgs = [rng.integers(0, 255, (h, w, 3), dtype=np.uint8) for h, w in ((40, 50), (30, 20), (25, 60))]
+    ids = [np.array([1, 2, 0], np.int32), np.array([0], np.int32), np.array([], np.int32)]
+    in_a = [np.array([[5, 2], [0, 10], [10, 10]], np.int32), np.array([[0, 0]], np.int32), np.zeros((0, 2), np.int32)]
+    shapes = [np.array([[20, 15], [25, 30], [20, 20]], np.int32), np.array([[30, 40]], np.int32), np.zeros((0, 2), np.int32)]
+    out_a = [np.array([[0, 0], [10, 5], [30, 40]], np.int32), np.array([[4, 4]], np.int32), np.zeros((0, 2), np.int32)]
+    size = [np.array([60, 70], np.int32), np.array([40, 50], np.int32), np.array([8, 9], np.int32)]
+    (got,) = run(lambda: [fn.multi_paste(src(imgs, layout="HWC"), in_ids=src(ids), in_anchors=src(in_a), shapes=src(shapes),
+                                         out_anchors=src(out_a), output_size=src(size))], 3)
+    for i in range(3):
+        want = np.zeros((size[i][0], size[i][1], 3), np.uint8)
+        for s, a, sh, o in zip(ids[i], in_a[i], shapes[i], out_a[i]):
+            want[o[0]:o[0] + sh[0], o[1]:o[1] + sh[1]] = imgs[s][a[0]:a[0] + sh[0], a[1]:a[1] + sh[1]]
+        np.testing.assert_array_equal(got[i], want)
+    (f,) = run(lambda: [fn.multi_paste(src(imgs[:1], layout="HWC"), in_ids=[0], dtype=types.FLOAT)], 1)
+    np.testing.assert_array_equal(f[0], imgs[0].astype(np.float32))
+
+
+def test_multi_paste_region_outside_is_named():
+    imgs = [np.zeros((10, 10, 3), np.uint8)]
+    with pytest.raises(Exception, match="region 0"):
+        run(lambda: fn.multi_paste(src(imgs, layout="HWC"), in_ids=[0], out_anchors=[5, 5]), 1)
