@@ -110,3 +110,92 @@ def test_roi_random_crop_bad_arguments():
         run(lambda: [fn.roi_random_crop(crop_shape=[4], roi_start=[0])], 1)
     with pytest.raises(Exception, match="larger than the input"):
         run(lambda: [fn.roi_random_crop(crop_shape=[50], roi_start=[0], roi_end=[5], in_shape=[10])], 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# segmentation.random_object_bbox against scipy.ndimage.label (face connectivity)
+
+def blob_boxes(mask, background=0):
+    """{(label, start..., end...)} of every face-connected blob, with volumes, by scipy."""
+    ndi = pytest.importorskip("scipy.ndimage")
+    out = {}
+    for lab in np.unique(mask):
+        if lab == background:
+            continue
+        comp, n = ndi.label(mask == lab)
+        for k, sl in enumerate(ndi.find_objects(comp)):
+            box = tuple(s.start for s in sl) + tuple(s.stop for s in sl)
+            out[(int(lab),) + box] = int((comp[sl] == k + 1).sum())
+    return out
+
+
+def label_map(rng, shape=(40, 50)):
+    m = np.zeros(shape, np.int32)
+    for lab in (1, 2, 5):
+        for _ in range(4):
+            y, x = rng.integers(0, shape[0] - 8), rng.integers(0, shape[1] - 8)
+            h, w = rng.integers(1, 9), rng.integers(1, 9)
+            m[y:y + h, x:x + w] = lab
+    return m
+
+
+def test_random_object_bbox_boxes_are_scipys_blobs():
+    rng = np.random.default_rng(3)
+    masks = [label_map(rng) for _ in range(64)]
+    box, cls = run(lambda: list(fn.segmentation.random_object_bbox(src(masks), format="box", output_class=True)), 64,
+                   iterations=1)
+    for m, b, c in zip(masks, box, cls):
+        blobs = blob_boxes(m)
+        assert (int(c),) + tuple(b.tolist()) in blobs
+    a, s = run(lambda: list(fn.segmentation.random_object_bbox(src(masks))), 64)
+    e0, e1 = run(lambda: list(fn.segmentation.random_object_bbox(src(masks), format="start_end")), 64)
+    for x, y, u, v, b in zip(a, s, e0, e1, box):
+        np.testing.assert_array_equal(np.concatenate([x, x + y]), b)  # same seed, same draws
+        np.testing.assert_array_equal(np.concatenate([u, v]), b)
+
+
+def test_random_object_bbox_k_largest_threshold_classes_and_background():
+    rng = np.random.default_rng(4)
+    masks = [label_map(rng) for _ in range(32)]
+    (box,) = run(lambda: [fn.segmentation.random_object_bbox(src(masks), format="box", ignore_class=True, k_largest=1)], 32)
+    for m, b in zip(masks, box):
+        blobs = blob_boxes(m)
+        biggest = max(blobs.values())
+        got = [v for k, v in blobs.items() if k[1:] == tuple(b.tolist())]
+        assert got and max(got) == biggest
+    (box, cls) = run(lambda: list(fn.segmentation.random_object_bbox(src(masks), format="box", threshold=[6, 6],
+                                                                    classes=[2, 5], output_class=True)), 32)
+    for m, b, c in zip(masks, box, cls):
+        ok = {k: v for k, v in blob_boxes(m).items() if k[0] in (2, 5) and k[3] - k[1] >= 6 and k[4] - k[2] >= 6}
+        if ok:
+            assert (int(c),) + tuple(b.tolist()) in ok
+        else:
+            assert b.tolist() == [0, 0, 40, 50] and c == 0
+    (box, cls) = run(lambda: list(fn.segmentation.random_object_bbox(src(masks), format="box", foreground_prob=0.0,
+                                                                    output_class=True, background=7)), 32)
+    assert all(b.tolist() == [0, 0, 40, 50] for b in box) and all(c == 7 for c in cls)
+
+
+def test_random_object_bbox_class_weights_chi_square():
+    m = np.zeros((20, 20), np.int32)
+    m[1:3, 1:3], m[5:8, 5:8], m[10:15, 10:12] = 1, 2, 3
+    batch, iters = 400, 5
+    res = run(lambda: list(fn.segmentation.random_object_bbox(src([m] * batch), format="box", output_class=True,
+                                                              classes=[1, 2, 3], class_weights=[1.0, 2.0, 1.0])),
+              batch, iterations=iters)
+    counts = np.zeros(4)
+    for _, cls in res:
+        for c in cls:
+            counts[int(c)] += 1
+    n = batch * iters
+    expected = np.array([0, n / 4, n / 2, n / 4])
+    chi2 = ((counts[1:] - expected[1:]) ** 2 / expected[1:]).sum()
+    assert chi2 < 13.8, counts  # 2 degrees of freedom, p = 0.001
+
+
+def test_random_object_bbox_bad_arguments():
+    m = [np.zeros((4, 4), np.int32)]
+    with pytest.raises(Exception, match="ignore_class"):
+        run(lambda: list(fn.segmentation.random_object_bbox(src(m), ignore_class=True, classes=[1])), 1)
+    with pytest.raises(Exception, match="integer labels"):
+        run(lambda: list(fn.segmentation.random_object_bbox(src([np.zeros((4, 4), np.float32)]))), 1)

@@ -133,6 +133,7 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomRegionOps) {
                  .Arg("threshold", ArgType::kFloat, 0.0, "Foreground is mask > threshold (without value).", true)
                  .Arg("foreground", ArgType::kInt, int64_t{0}, "1: draw a foreground pixel; 0: any pixel.", true)
                  .Range(0, 1)
+                 .Exclusive({"value", "threshold"})
                  .Random()
                  .Factory("cpu", MakeFactory<RandomMaskPixelOp>()));
   r.Register(OpSchema("roi_random_crop")
