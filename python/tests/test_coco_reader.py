@@ -333,3 +333,13 @@ def test_rle_size_must_be_the_images(tmp_path):
     doc["annotations"][0]["segmentation"] = {"size": [5, 5], "counts": [3, 22]}
     msg = build_error(tmp_path, doc, pixelwise_masks=True)
     assert "annotation id 11" in msg and "5x5" in msg
+
+
+def test_make_coco_data_is_deterministic(tmp_path):
+    a = make_coco_data.generate(str(tmp_path / "a"), 6, seed=11, size=(120, 90))
+    b = make_coco_data.generate(str(tmp_path / "b"), 6, seed=11, size=(120, 90))
+    assert open(a, "rb").read() == open(b, "rb").read()
+    for name in sorted(os.listdir(tmp_path / "a" / "images")):
+        assert (tmp_path / "a" / "images" / name).read_bytes() == (tmp_path / "b" / "images" / name).read_bytes()
+    c = make_coco_data.generate(str(tmp_path / "c"), 6, seed=12, size=(120, 90))
+    assert open(a, "rb").read() != open(c, "rb").read()
