@@ -292,6 +292,7 @@ def build_error(tmp_path, doc, name="bad.json", **kw):
     (lambda d: d["annotations"][0].update(segmentation=[[1, 1, 4, 1, 3]]), ["annotation id 11", "odd number"]),
     (lambda d: d["annotations"][0].update(bbox=[1, 2, 3]), ["annotation id 11", "3 values"]),
     (lambda d: d["annotations"][0].update(bbox=[1, 2, "x", 4]), ["annotation id 11", "not a number"]),
+    (lambda d: d["annotations"][0].update(bbox=[1, 2, -3, 4]), ["annotation id 11", "negative width or height"]),
     (lambda d: d["annotations"][0].pop("id"), ["\"annotations\" entry #0", "no \"id\""]),
     (lambda d: d["images"].append({"id": 1, "file_name": "c.jpg"}), ["image id 1", "twice"]),
     (lambda d: d["categories"].append({"id": 5}), ["category id 5", "twice"]),

@@ -207,6 +207,9 @@ class CocoParser {
       ++n;
     }
     if (n != 4 && problem.empty()) problem = "\"bbox\" has " + std::to_string(n) + " values, expected 4 [x, y, width, height]";
+    if (n == 4 && problem.empty() && (a.box[2] < 0 || a.box[3] < 0))
+      problem = "\"bbox\" [" + std::to_string(a.box[0]) + ", " + std::to_string(a.box[1]) + ", " + std::to_string(a.box[2]) +
+                ", " + std::to_string(a.box[3]) + "] has a negative width or height";
   }
 
   void ParseSegmentation(od::value v, RawAnnotation& a, std::string& problem) {

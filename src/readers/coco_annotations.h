@@ -6,8 +6,8 @@
 // - samples: the images sorted by id, or the `images` list (file names as in the file, in the
 //   list's order, duplicates repeated); with skip_empty, images without a kept object are dropped;
 // - objects of an image: its annotations in the file's order, without those with iscrowd != 0
-//   (unless include_iscrowd) and those whose box width or height is below size_threshold (so boxes
-//   of negative size are dropped); boxes are not clipped to the image (as DALI);
+//   (unless include_iscrowd) and those whose box width or height is below size_threshold; boxes are
+//   not clipped to the image (as DALI: a box partly or wholly outside its image is kept as it is);
 // - labels: the category's position in "categories" + 1 (file order), or its id with
 //   avoid_class_remapping; boxes [x, y, w, h] or [l, t, r, b] (ltrb), divided by the image's width
 //   and height with ratio;
@@ -15,7 +15,8 @@
 //
 // Unlike DALI, which reads such files without complaint, every inconsistency is an Error naming the
 // file and the annotation (or image) id: malformed or truncated JSON, an annotation whose image id
-// or category id is not listed, a bbox that is not 4 finite numbers, a polygon with fewer than 3
+// or category id is not listed, a bbox that is not 4 finite numbers or has a negative width or
+// height (DALI drops it by size_threshold without a word), a polygon with fewer than 3
 // points or an odd number of coordinates, an RLE whose size is not the image's, a duplicate image
 // or category id, an `images` entry not in the file.
 //

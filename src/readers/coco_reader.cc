@@ -273,7 +273,8 @@ SLUICE_REGISTER_OPERATORS(RegisterCocoReader) {
       .Arg("ltrb", ArgType::kBool, false, "Boxes as [left, top, right, bottom] instead of [x, y, width, height].")
       .Arg("ratio", ArgType::kBool, false, "Box and polygon coordinates relative to the image's width and height.")
       .Arg("size_threshold", ArgType::kFloat, 0.1,
-           "Objects whose box width or height (pixels) is below this are dropped (so are boxes of negative size).")
+           "Objects whose box width or height (pixels) is below this are dropped (a negative width or height is an "
+           "error naming the annotation).")
       .Arg("skip_empty", ArgType::kBool, false, "Skip images without any (kept) object.")
       .Arg("include_iscrowd", ArgType::kBool, true, "Keep the annotations marked iscrowd=1.")
       .Arg("avoid_class_remapping", ArgType::kBool, false,
