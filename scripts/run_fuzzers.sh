@@ -26,6 +26,9 @@ cp "$root"/fuzz/tfrecord_seeds/* "$work/tfrecord/"
 cp "$root"/fuzz/audio_seeds/* "$work/audio/"
 cp "$root"/fuzz/nemo_seeds/* "$work/nemo/"
 
+# Leaks inside third-party decoders, reported upstream (the file says which and why).
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
 # A failing input is kept in the build folder (libFuzzer writes it to the working directory otherwise).
 artifacts="$build/fuzz_artifacts"
 
