@@ -13,7 +13,8 @@ file, a 512-point STFT of 25 ms Hann windows every 10 ms (centred, reflect paddi
               num_threads = --threads;
 - torchaudio: soundfile decode + torchaudio.transforms.MelSpectrogram + AmplitudeToDB per item, in a
               DataLoader with --threads workers (torch's own threads: 1 per worker, its default);
-- librosa:    soundfile decode + librosa.feature.melspectrogram + power_to_db, the same DataLoader.
+- librosa:    soundfile decode + librosa.feature.melspectrogram + power_to_db, the same DataLoader;
+- dali:       (with --dali-python) the same pipeline as Sluice's in DALI, CPU only (device_id=None).
 
 Each repeat starts each contender in a fresh process, the contenders alternating: it builds the
 pipeline or the DataLoader (persistent workers), runs one warm-up epoch (worker start-up, imports,
@@ -43,12 +44,15 @@ def ensure_data(path, count):
     return [os.path.join(path, e["audio_filepath"]) for e in entries], sum(e["duration"] for e in entries)
 
 
-def sluice_epochs(files, batch, threads):
-    """Builds the pipeline; returns a function that runs one epoch and returns the frames made."""
-    import sluice
-    from sluice import fn, types
+def sluice_epochs(files, batch, threads, dali=False):
+    """Builds the pipeline (Sluice's, or the same one in DALI when `dali`); returns a function that runs
+    one epoch and returns the frames made."""
+    if dali:
+        from nvidia.dali import Pipeline, fn, types
+    else:
+        from sluice import Pipeline, fn, types
 
-    pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None)
+    pipe = Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None)
     with pipe:
         encoded, _ = fn.readers.file(files=files, name="Reader", pad_last_batch=True)
         audio, _ = fn.decoders.audio(encoded, sample_rate=RATE, downmix=True, dtype=types.FLOAT)
@@ -63,7 +67,7 @@ def sluice_epochs(files, batch, threads):
         frames = 0
         for _ in range(n_batches):
             (out,) = pipe.run()
-            frames += np.asarray(out.as_array()).shape[-1]
+            frames += (np.asarray(out.as_tensor()) if dali else np.asarray(out.as_array())).shape[-1]
         pipe.reset()
         return frames
 
@@ -148,18 +152,22 @@ def tree_cpu_seconds(pid=None):
 def timed_epoch(which, files, batch, threads):
     """In a fresh process: build, one warm-up epoch (worker start, imports, librosa's JIT), then one
     timed epoch; returns (wall s, CPU s of the process tree) of the timed one."""
-    epoch = sluice_epochs(files, batch, threads) if which == "sluice" else loader_epochs(files, batch, threads, which)
+    if which in ("sluice", "dali"):
+        epoch = sluice_epochs(files, batch, threads, dali=which == "dali")
+    else:
+        epoch = loader_epochs(files, batch, threads, which)
     epoch()
     t0, c0 = time.perf_counter(), tree_cpu_seconds()
     epoch()
     return time.perf_counter() - t0, tree_cpu_seconds() - c0
 
 
-def run_one(which, files, batch, threads):
+def run_one(which, files, batch, threads, dali_python=None):
     code = ("import json, sys; sys.path.insert(0, %r); import bench_speech_features as b; "
             "print(json.dumps(b.timed_epoch(%r, json.loads(sys.argv[1]), %d, %d)))") % (
         os.path.dirname(os.path.abspath(__file__)), which, batch, threads)
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(files)], check=True, capture_output=True, text=True,
+    python = dali_python if which == "dali" else sys.executable
+    out = subprocess.run([python, "-c", code, json.dumps(files)], check=True, capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"),
                                                                           os.environ.get("PYTHONPATH", "")])))
     wall, cpu = json.loads(out.stdout.strip().splitlines()[-1])
@@ -174,14 +182,18 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--contenders", default="sluice,torchaudio,librosa")
+    ap.add_argument("--dali-python", help="a Python with DALI (nvidia.dali) installed: adds DALI's CPU pipeline, "
+                    "the same operators as Sluice's (see scripts/record_dali_goldens.py for the install)")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     files, seconds = ensure_data(args.data, args.count)
     contenders = args.contenders.split(",")
+    if args.dali_python:
+        contenders.append("dali")
     runs = {c: [] for c in contenders}
     for _ in range(args.repeat):
         for which in contenders:
-            runs[which].append(run_one(which, files, args.batch, args.threads))
+            runs[which].append(run_one(which, files, args.batch, args.threads, args.dali_python))
     print(f"speech features: {len(files)} files, {seconds:.0f} s of audio, {args.threads} threads, "
           f"batch {args.batch}, median of {args.repeat}")
     print(f"{'contender':<11} {'audio s/s':>10} {'CPU ms/audio s':>15}  vs")
