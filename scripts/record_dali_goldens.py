@@ -40,13 +40,17 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", choices=["audio"])
+    ap.add_argument("family", choices=["audio", "image"])
     args = ap.parse_args()
     import nvidia.dali
     from nvidia.dali import Pipeline, fn, types
 
     cases = load_cases(args.family)
     record = {"dali_version": np.array(nvidia.dali.__version__)}
+    if args.family == "image":
+        record_images(cases, record, fn, types, Pipeline)
+        save(args.family, record, nvidia.dali.__version__)
+        return
     sig = cases.signals()
     for i, x in enumerate(sig):
         record[f"input/{i}"] = x
@@ -68,9 +72,40 @@ def main():
                 for s, value in enumerate(samples):
                     record[f"{name}/{o}/{s}"] = value
             print(f"{name}: {len(outs)} outputs", file=sys.stderr)
-    path = os.path.join(GOLDENS, f"{args.family}.npz")
+    save(args.family, record, nvidia.dali.__version__)
+
+
+def record_outputs(record, name, outs):
+    for o, samples in enumerate(outs):
+        for s, value in enumerate(samples):
+            record[f"{name}/{o}/{s}"] = value
+    print(f"{name}: {len(outs)} outputs", file=sys.stderr)
+
+
+def record_images(cases, record, fn, types, Pipeline):
+    """The inputs are the lossless files decoded by DALI (any decoder gives these pixels); each
+    decoder case runs on the encoded files, each pixel case on the stored arrays (layout HWC)."""
+    images = os.path.join(ROOT, "tests", "data", "images")
+    encoded = [np.fromfile(os.path.join(images, f), dtype=np.uint8) for f in cases.IMAGE_FILES]
+    lossless = [np.fromfile(os.path.join(images, f), dtype=np.uint8) for f in cases.PIXEL_FILES]
+    pixels = run_case(fn, types, Pipeline, lambda fn, types, x: [fn.decoders.image(x, output_type=types.RGB)],
+                      lossless)[0]
+    for i, p in enumerate(pixels):
+        record[f"input/{i}"] = p
+    for name, build in cases.PIXEL_CASES.items():
+        try:
+            record_outputs(record, name, run_case(fn, types, Pipeline, build, pixels, "HWC"))
+        except Exception as e:  # a case DALI rejects is recorded as its error, and compared as such
+            record[f"{name}/error"] = np.array(str(e).splitlines()[0][:300])
+            print(f"{name}: DALI error {e}"[:300], file=sys.stderr)
+    for name, build in cases.DECODER_CASES.items():
+        record_outputs(record, name, run_case(fn, types, Pipeline, build, encoded))
+
+
+def save(family, record, version):
+    path = os.path.join(GOLDENS, f"{family}.npz")
     np.savez_compressed(path, **record)
-    print(f"wrote {path} ({os.path.getsize(path) // 1024} KiB) with DALI {nvidia.dali.__version__}")
+    print(f"wrote {path} ({os.path.getsize(path) // 1024} KiB) with DALI {version}")
 
 
 if __name__ == "__main__":
