@@ -40,13 +40,27 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", choices=["audio", "image"])
+    ap.add_argument("family", choices=["audio", "image", "tensor"])
     args = ap.parse_args()
     import nvidia.dali
     from nvidia.dali import Pipeline, fn, types
 
     cases = load_cases(args.family)
     record = {"dali_version": np.array(nvidia.dali.__version__)}
+    if args.family == "tensor":
+        import nvidia.dali.math as math
+
+        xs = cases.inputs()
+        for i, x in enumerate(xs):
+            record[f"input/{i}"] = x
+        for name, build in cases.CASES.items():
+            try:
+                record_outputs(record, name, run_case(fn, types, Pipeline, lambda f, t, x: build(f, t, math, x), xs))
+            except Exception as e:
+                record[f"{name}/error"] = np.array(str(e)[-1500:])
+                print(f"{name}: DALI error {e}"[:600], file=sys.stderr)
+        save(args.family, record, nvidia.dali.__version__)
+        return
     if args.family == "image":
         record_images(cases, record, fn, types, Pipeline)
         save(args.family, record, nvidia.dali.__version__)
