@@ -190,7 +190,11 @@ def test_actor_killed_mid_shard_still_yields_every_sample(cluster, shards, tmp_p
     marker = str(tmp_path / "killed")
     ds = sluice.ray.from_pipeline(h.pipeline, shards, output_names=["image", "label"], actors=2, seed=11,
                                   cpus_per_actor=1, postprocess=h.KillOnce(marker, after=2))
+    # One Ray block per Sluice batch (4 rows of ~0.8 kB; Ray's default merges up to 128 MiB), so the
+    # killed run has handed its first batch to Ray before it dies.
+    ds.context.target_max_block_size = 2500
     parts = consume_split(ds)
+    assert max(len(b["label"]) for p in parts for b in p) <= h.BATCH
     assert os.path.exists(marker), "the fault was not injected"
     trackers = [EpochTracker() for _ in parts]
     kept = [[t.filter(b) for b in p] for t, p in zip(trackers, parts)]
