@@ -14,7 +14,7 @@ from .worker import ShardWorker
 
 def from_pipeline(pipeline_fn, shards, *, output_names, reader_name="Reader", actors=1, cpus_per_actor=None,
                   seed=0, epoch=0, epochs=1, postprocess=None, resume=None, stats_name="default",
-                  max_restarts=3, max_task_retries=3, preserve_order=False):
+                  max_restarts=3, max_task_retries=3, preserve_order=False, shards_per_actor=2):
     """Returns a ray.data.Dataset of the samples of `shards`, decoded by Sluice pipelines inside Ray actors.
 
     pipeline_fn(shard, seed) -> sluice.Pipeline: reads exactly the work unit `shard` (one element of
@@ -35,6 +35,11 @@ def from_pipeline(pipeline_fn, shards, *, output_names, reader_name="Reader", ac
     stats_name: the name statistics() reads this dataset's per-actor figures under (None: none kept).
     max_restarts, max_task_retries: Ray's retry budget for an actor that dies (each restart re-runs
         the shard it was reading); when it is spent, iterating raises Ray's ActorDiedError/RayTaskError.
+    shards_per_actor: shards an actor reads at once (Ray Data's max_concurrent_calls_per_actor with
+        true multi-threading): 2 starts the next shard's pipeline (build, first batches) while the
+        last batches of the current one are handed over, so that short shards leave no idle gaps; each
+        shard's pipeline has its own threads, so an actor may run up to shards_per_actor x num_threads
+        threads on its cpus_per_actor CPUs. 1: strictly one shard after the other.
     preserve_order: hand out blocks in submission order (Ray Data's execution option; it holds
         finished blocks back until the ones before them are done).
 
@@ -72,18 +77,23 @@ def from_pipeline(pipeline_fn, shards, *, output_names, reader_name="Reader", ac
         # Ray 2.60 warns that **ray_remote_args (our max_restarts, max_task_retries) will be removed
         # in Ray 2.64; there is no named parameter for them yet. sluice[ray] pins ray 2.60.
         warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
-        return _map(work, ShardWorker, actors, cpus_per_actor, max_restarts, max_task_retries,
+        return _map(work, ShardWorker, actors, cpus_per_actor, shards_per_actor, max_restarts, max_task_retries,
                     dict(pipeline_fn=pipeline_fn, shards=shards, output_names=list(output_names),
                          reader_name=reader_name, seed=seed, postprocess=postprocess, delivered=delivered,
                          stats_name=stats_actor))
 
 
-def _map(work, worker, actors, cpus_per_actor, max_restarts, max_task_retries, constructor_kwargs):
+def _map(work, worker, actors, cpus_per_actor, shards_per_actor, max_restarts, max_task_retries, constructor_kwargs):
     import ray
+    if shards_per_actor > 1:
+        compute = ray.data.ActorPoolStrategy(size=actors, max_concurrent_calls_per_actor=shards_per_actor,
+                                             enable_true_multi_threading=True)
+    else:
+        compute = ray.data.ActorPoolStrategy(size=actors)
     return work.map_batches(
         worker,
         batch_size=1,
-        compute=ray.data.ActorPoolStrategy(size=actors),
+        compute=compute,
         num_cpus=cpus_per_actor,
         fn_constructor_kwargs=constructor_kwargs,
         max_restarts=max_restarts,

@@ -6,7 +6,8 @@ Each actor reports one record per shard it finished to a small named actor (no C
 Per shard an actor measures: `pipeline_s`, the time in Sluice (running the pipeline, copying its
 outputs into NumPy arrays, postprocess); `ray_s`, the time between handing a batch to Ray (`yield`)
 and Ray giving control back, i.e. Ray Data making the block and putting it into the object store;
-`wall_s`, the whole shard including the pipeline's build. A shard re-run after an actor died is
+`wall_s`, the whole shard including the pipeline's build; `actor_cpu_s`, the actor process's CPU time
+(all its threads) from its start to the end of the shard. A shard re-run after an actor died is
 recorded again (its first, lost run is not: the actor died before reporting it).
 """
 import collections
@@ -22,9 +23,9 @@ class StatsCollector:
     def __init__(self):
         self._records = []
 
-    def record(self, actor, epoch, shard, images, batches, wall_s, pipeline_s, ray_s):
+    def record(self, actor, epoch, shard, images, batches, wall_s, pipeline_s, ray_s, actor_cpu_s):
         self._records.append(dict(actor=actor, epoch=epoch, shard=shard, images=images, batches=batches,
-                                  wall_s=wall_s, pipeline_s=pipeline_s, ray_s=ray_s))
+                                  wall_s=wall_s, pipeline_s=pipeline_s, ray_s=ray_s, actor_cpu_s=actor_cpu_s))
 
     def records(self):
         return list(self._records)
@@ -45,8 +46,9 @@ def statistics(name="default", clear=False):
     """Per-actor and total figures of the datasets made with from_pipeline(..., stats_name=name).
 
     Returns {"actors": {actor: {...}}, "total": {...}} where each entry has images, batches, shards,
-    wall_s, images_per_s (images / wall_s of that actor's shards), pipeline_s, ray_s and
-    ray_ms_per_batch (ray_s / batches: Ray's producer-side cost per batch)."""
+    wall_s, images_per_s (images / wall_s of that actor's shards; with shards_per_actor > 1 the shards
+    overlap, so this is per shard stream), pipeline_s, ray_s, ray_ms_per_batch (ray_s / batches: Ray's
+    producer-side cost per batch) and cpu_s (the actors' process CPU time, summed over actors)."""
     import ray
     try:
         collector = ray.get_actor(STATS_PREFIX + name)
@@ -67,7 +69,10 @@ def _summary(records):
     batches = sum(r["batches"] for r in records)
     wall = sum(r["wall_s"] for r in records)
     ray_s = sum(r["ray_s"] for r in records)
-    return dict(images=images, batches=batches, shards=len(records), wall_s=wall,
+    cpu = {}
+    for r in records:
+        cpu[r["actor"]] = max(cpu.get(r["actor"], 0.0), r["actor_cpu_s"])
+    return dict(cpu_s=sum(cpu.values()), images=images, batches=batches, shards=len(records), wall_s=wall,
                 pipeline_s=sum(r["pipeline_s"] for r in records), ray_s=ray_s,
                 images_per_s=images / wall if wall else 0.0,
                 ray_ms_per_batch=1e3 * ray_s / batches if batches else 0.0)

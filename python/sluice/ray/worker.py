@@ -10,7 +10,8 @@ each shard yields each of its samples once, in the order its seed gives.
 One row per sample, one Ray block per Sluice batch; the rows carry `epoch` (int32) and
 `sample_key` (int64: shard index << 32 | position in the shard's read order), which identify a
 sample within an epoch because the read order is a pure function of (seed, epoch, shard).
-Thread-safety: Ray calls an actor's __call__ one at a time (max_concurrency 1); nothing is shared.
+Thread-safety: with shards_per_actor > 1 Ray calls __call__ from that many threads at once (each call
+builds its own pipeline); the object's fields are only read after __init__.
 """
 import os
 import socket
@@ -40,6 +41,7 @@ class ShardWorker:
         import ray
         ctx = ray.get_runtime_context()
         self._actor = f"actor {ctx.get_actor_id()} (pid {os.getpid()} on {socket.gethostname()})"
+        self._cpu0 = time.process_time()  # the actor process's CPU time, all threads
 
     def __call__(self, items):
         # Ray hands one work item per call (batch_size=1 on the input dataset).
@@ -102,7 +104,7 @@ class ShardWorker:
             del pipe
         if self._stats is not None:
             self._stats.record.remote(self._actor, epoch, shard, images, taken, time.perf_counter() - start,
-                                      pipeline_s, ray_s)
+                                      pipeline_s, ray_s, time.process_time() - self._cpu0)
 
     def _columns(self, outs, rows):
         if len(outs) != len(self._output_names):
