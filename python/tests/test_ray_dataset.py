@@ -260,3 +260,12 @@ def test_unpicklable_pipeline_function_fails_at_from_pipeline(shards):
 
     with pytest.raises(TypeError, match="pipeline_fn 'test_unpicklable.*uses_a_lock' cannot be pickled"):
         sluice.ray.from_pipeline(uses_a_lock, shards, output_names=["image", "label"], cpus_per_actor=1)
+
+
+def test_equal_split_drops_the_remainder_only(cluster, shards):
+    # 80 rows over 3 consumers: 26 each, 2 rows dropped (equal=True drops, never pads or repeats)
+    parts = consume_split(dataset(shards, seed=13), n=3)
+    labels = [column(p, "label").tolist() for p in parts]
+    assert [len(lab) for lab in labels] == [len(IDS) // 3] * 3
+    everything = sum(labels, [])
+    assert len(set(everything)) == len(everything) and set(everything) <= set(IDS)
