@@ -10,7 +10,8 @@ device (sluice.ray.normalize: a quarter of the float bytes cross the network and
 One machine (2 CPU workers, 1 data actor):
 
     sluice prepare sample_data/train -o /tmp/prepared
-    PYTHONPATH=python python examples/ray_train.py --shards /tmp/prepared --workers 2 --steps 10
+    PYTHONPATH=python python examples/ray_train.py --shards /tmp/prepared --workers 2 --cpus-per-worker 0.5 \
+        --steps 10   # 2 trainers of half a CPU + 1 data actor: fits 2 CPUs
 
 A cluster: `ray start --head` on one node, `ray start --address=HEAD:6379` on the others (CPU nodes
 and GPU nodes alike), the shards on storage every node reads at the same path, then on the head:
@@ -84,7 +85,8 @@ def train_loop(config):
     losses, step, images, start = [], 0, 0, time.perf_counter()
     model.train()
     while step < config["steps"]:
-        # Each pass over the dataset shard runs config["epochs_per_pass"] epochs of the Sluice dataset.
+        # One pass covers the Sluice dataset's epochs (sized for --steps); should drop_last leave the
+        # loop short, another pass replays them from the start (same seeds, so the same order).
         for batch in data.iter_torch_batches(batch_size=config["batch_size"], drop_last=True):
             x = sluice.ray.normalize(batch["image"], MEAN, STD, layout="HWC", device=device)
             y = batch["label"].to(device)
@@ -100,13 +102,16 @@ def train_loop(config):
                       f"images/s on rank 0", flush=True)
             if step >= config["steps"]:
                 break
+    # The data actors' figures, read here on the trainer (sluice.ray's statistics are cluster-wide).
+    data_stats = sluice.ray.statistics(config["stats_name"])["total"]
     # Train V2 keeps the metrics of reports that carry a checkpoint: a small one with the losses.
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "losses.json"), "w") as f:
             json.dump(losses, f)
         checkpoint = ray.train.Checkpoint.from_directory(d) if rank == 0 else None
-        ray.train.report({"losses": losses, "steps": step, "images": images}, checkpoint=checkpoint)
+        ray.train.report({"losses": losses, "steps": step, "images": images,
+                          "data_images_seen_by_trainer": data_stats["images"]}, checkpoint=checkpoint)
 
 
 def main(argv=None):
@@ -126,7 +131,8 @@ def main(argv=None):
     ap.add_argument("--num-classes", type=int, default=0, help="default: the largest .cls value + 1")
     ap.add_argument("--lr", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--epochs", type=int, default=50, help="Sluice epochs per pass (the loop stops at --steps)")
+    ap.add_argument("--epochs", type=int, default=0,
+                    help="Sluice epochs in the dataset (default: enough for --steps; the loop stops at --steps)")
     ap.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local cluster (without --address)")
     ap.add_argument("--object-store-mb", type=int, default=None, help="object store of the local cluster")
     ap.add_argument("--storage", default=None, help="Ray Train's storage_path (default: a temporary folder)")
@@ -147,15 +153,18 @@ def main(argv=None):
     elif not ray.is_initialized():
         ray.init(num_cpus=args.num_cpus, include_dashboard=False,
                  object_store_memory=args.object_store_mb * 2**20 if args.object_store_mb else None)
+    samples = sum(_samples_in(t) for t in tars)
+    epochs = args.epochs or -(-args.steps * args.batch_size * args.workers // samples)  # Ray runs ahead otherwise
     threads = max(1, int(args.cpus_per_actor))
     pipeline_fn = _partial(shard_pipeline, batch_size=args.batch_size, image_size=args.image_size, threads=threads)
     ds = sluice.ray.from_pipeline(pipeline_fn, tars, output_names=["image", "label"], actors=args.actors,
-                                  cpus_per_actor=args.cpus_per_actor, seed=args.seed, epochs=args.epochs,
+                                  cpus_per_actor=args.cpus_per_actor, seed=args.seed, epochs=epochs,
                                   postprocess=ascii_labels, stats_name="ray_train")
     trainer = TorchTrainer(
         train_loop,
         train_loop_config=dict(steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
-                               num_classes=num_classes, torch_threads=max(1, int(args.cpus_per_worker))),
+                               num_classes=num_classes, torch_threads=max(1, int(args.cpus_per_worker)),
+                               stats_name="ray_train"),
         scaling_config=ScalingConfig(num_workers=args.workers, use_gpu=args.use_gpu,
                                      resources_per_worker={"CPU": args.cpus_per_worker}),
         run_config=RunConfig(storage_path=args.storage or tempfile.mkdtemp(prefix="sluice_ray_train_"),
@@ -173,13 +182,25 @@ def main(argv=None):
           + f"; Ray {stats['total']['ray_ms_per_batch']:.2f} ms per batch (producer side)")
     if args.result:
         with open(args.result, "w") as f:
-            json.dump({"losses": losses, "wall_s": wall, "statistics": stats}, f)
+            json.dump({"losses": losses, "wall_s": wall, "statistics": stats,
+                       "data_images_seen_by_trainer": result.metrics["data_images_seen_by_trainer"]}, f)
     return 0
 
 
 def _partial(f, **kw):
     import functools
     return functools.partial(f, **kw)
+
+
+def _samples_in(tar):
+    """Samples in a shard: its .idx's first line ("v1.2 <samples>"), else a scan of the tar."""
+    idx = tar[:-4] + ".idx"
+    if os.path.exists(idx):
+        with open(idx) as f:
+            return int(f.readline().split()[1])
+    import tarfile
+    with tarfile.open(tar) as t:
+        return sum(1 for m in t.getmembers() if m.name.endswith(".cls"))
 
 
 def _labels_in(tar):

@@ -36,3 +36,4 @@ def test_torch_trainer_two_workers_ten_steps_loss_falls(tmp_path):
     assert sum(losses[-3:]) / 3 < 0.8 * sum(losses[:3]) / 3, losses
     stats = out["statistics"]["total"]
     assert stats["images"] >= 2 * 10 * 8 and stats["images_per_s"] > 0
+    assert out["data_images_seen_by_trainer"] > 0  # statistics() answered on a Ray Train worker
