@@ -4,6 +4,7 @@ a pipeline function that cannot be pickled).
 
 8 shards of 10 samples (batches of 4, 4, 2), 2 actors, 2 consumers; each sample's label is its id."""
 import collections
+import functools
 import os
 import pathlib
 import sys
@@ -269,3 +270,12 @@ def test_equal_split_drops_the_remainder_only(cluster, shards):
     assert [len(lab) for lab in labels] == [len(IDS) // 3] * 3
     everything = sum(labels, [])
     assert len(set(everything)) == len(everything) and set(everything) <= set(IDS)
+
+
+def test_ragged_output_without_postprocess_is_an_error_naming_it(cluster, tmp_path):
+    # one shard of ids 0..11, shuffled with a buffer of 64: a batch holds 1- and 2-digit ASCII labels
+    mixed = h.make_shards(str(tmp_path), shards=1, per_shard=12)
+    ds = sluice.ray.from_pipeline(functools.partial(h.pipeline, batch_size=12), mixed,
+                                  output_names=["image", "label"], actors=1, cpus_per_actor=1)
+    with pytest.raises(Exception, match="output 'label' is not dense"):
+        list(ds.iter_batches(batch_size=None))
