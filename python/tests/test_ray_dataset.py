@@ -118,7 +118,7 @@ def test_two_actors_two_consumers_every_sample_once(cluster, shards):
 
 def test_same_seed_same_content_other_epoch_other_order(cluster, shards):
     a = list(dataset(shards, seed=3).iter_batches(batch_size=None))
-    b = list(dataset(shards, seed=3).iter_batches(batch_size=None))
+    b = list(dataset(shards, seed=3, actors=1).iter_batches(batch_size=None))  # any actor count
     c = list(dataset(shards, seed=3, epoch=1).iter_batches(batch_size=None))
     order_a, order_b, order_c = per_shard_order(a), per_shard_order(b), per_shard_order(c)
     assert sorted(column(a, "label").tolist()) == sorted(column(b, "label").tolist()) == IDS
