@@ -5,7 +5,9 @@ Each actor reports one record per shard it finished to a small named actor (no C
 
 Per shard an actor measures: `pipeline_s`, the time in Sluice (running the pipeline, copying its
 outputs into NumPy arrays, postprocess); `ray_s`, the time between handing a batch to Ray (`yield`)
-and Ray giving control back, i.e. Ray Data making the block and putting it into the object store;
+and Ray giving control back: Ray Data converting the batch into its output block and, when the block
+reaches DataContext.target_max_block_size, storing it in the object store (a shard's last block is
+stored after the shard's generator returns, outside this measure);
 `wall_s`, the whole shard including the pipeline's build; `actor_cpu_s`, the actor process's CPU time
 (all its threads) from its start to the end of the shard. A shard re-run after an actor died is
 recorded again (its first, lost run is not: the actor died before reporting it).

@@ -94,7 +94,7 @@ class ShardWorker:
                 if rows:
                     images += rows
                     t = time.perf_counter()
-                    yield columns  # Ray makes a block of it and puts it in the object store before resuming
+                    yield columns  # Ray adds it to its output block (and stores the block once it is full)
                     ray_s += time.perf_counter() - t
         except ShardError:
             raise
