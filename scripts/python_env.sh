@@ -25,6 +25,10 @@ missing=()
 # librosa (with soxr and numba from PyPI) is the reference of the audio operators' tests and the
 # speech benchmark's third contender; Debian 12 has no python3-librosa.
 "$venv/bin/python" -c "import librosa" 2>/dev/null || missing+=("librosa==0.11.0")
+# Ray Data and Ray Train for sluice.ray's tests and examples/ray_train.py (sluice[ray]); pandas < 3
+# and pyarrow < 21 are the last that work with numpy 1.x (held to Debian's 1.24 below).
+"$venv/bin/python" -c "import ray.data, ray.train.torch" 2>/dev/null \
+  || missing+=("ray[data,train]==2.60.0" "pandas<3" "pyarrow<21")
 # With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
 # mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
