@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <vector>
 
 #include <sluice/error.h>
@@ -105,6 +106,9 @@ const FfmpegLibrary& Ffmpeg() {
 }
 
 void SilenceFfmpegLog(const FfmpegLibrary& ff) {
+  // FFmpeg's log settings are plain globals: set them one thread at a time.
+  static std::mutex mu;
+  std::lock_guard lock(mu);
   ff.av_log_set_level(AV_LOG_QUIET);
   ff.av_log_set_callback(&NoLog);
 }

@@ -174,13 +174,14 @@ void VideoDecoder::BuildIndex() {
   if (st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0)
     idx->fps = static_cast<double>(st->avg_frame_rate.num) / st->avg_frame_rate.den;
   bool have_ts = true;
-  int64_t count = 0;
+  int64_t count = 0, packets = 0;  // frames; every packet of the stream (discarded ones too)
   for (;;) {
     const int rc = ff.av_read_frame(fmt_, packet_);
     if (rc == AVERROR_EOF) break;
     if (rc < 0)
       throw Error("the file is truncated or corrupt: reading stopped after frame " + std::to_string(count) + ": " +
                   AvErrorText(rc));
+    if (packet_->stream_index == stream_) ++packets;
     if (packet_->stream_index == stream_ && packet_->size > 0 && !(packet_->flags & AV_PKT_FLAG_DISCARD)) {
       if (packet_->pts == AV_NOPTS_VALUE) have_ts = false;
       else idx->pts.push_back(packet_->pts);
@@ -196,9 +197,9 @@ void VideoDecoder::BuildIndex() {
   }
   idx->frames = count;
   if (count == 0) throw Error("the video stream holds no frames");
-  if (st->nb_frames > count)
+  if (st->nb_frames > packets)
     throw Error("the file is truncated: the container declares " + std::to_string(st->nb_frames) + " frames, " +
-                std::to_string(count) + " could be read");
+                std::to_string(packets) + " could be read");
   std::sort(idx->pts.begin(), idx->pts.end());
   if (have_ts && std::adjacent_find(idx->pts.begin(), idx->pts.end()) != idx->pts.end()) have_ts = false;
   if (have_ts && !std::is_sorted(idx->key_dts.begin(), idx->key_dts.end())) have_ts = false;
