@@ -3,7 +3,9 @@ decoding the same files: frames bit-identical, at the same frame numbers, on vid
 the ffmpeg command-line tool -- H.264 (B-frames), HEVC, VP9, MPEG-4, AV1, constant and variable frame
 rate, odd sizes, a rotated-metadata file -- for clips starting at keyframes and between them; then
 padding, the clip arguments, determinism across num_threads, and bad input."""
+import io
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -225,7 +227,33 @@ def test_corrupt_packets_never_crash(videos):
             (clip,) = decode([bad], start_frame=20, sequence_length=8)
             assert clip.shape == (8, 64, 96, 3)
         except Exception as e:  # noqa: BLE001 -- the message is what is checked
-            assert "experimental.decoders.video" in str(e), e
+            assert "experimental.decoders.video" in str(e) and re.search(r"frame \d+", str(e)), e
+
+
+def test_corrupt_frame_is_an_error_naming_it(videos):
+    """Bytes overwritten inside one packet: PyAV (the same FFmpeg) flags a decoded frame corrupt;
+    decoders.video refuses to return it, naming the frame, and returns the frames before it."""
+    data = read(videos["h264"]).copy()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        bad = data.copy()
+        at = rng.integers(len(bad) // 8, len(bad) - 2000)
+        bad[at:at + 600] = rng.integers(0, 256, 600, dtype=np.uint8)
+        try:
+            with av.open(io.BytesIO(bad.tobytes())) as c:
+                flags = [f.is_corrupt for f in c.decode(video=0)]
+        except av.AVError:
+            continue
+        if any(flags):
+            break
+    else:
+        pytest.skip("no corruption that decodes to a flagged frame was found")
+    first = flags.index(True)
+    msg = decode_error(bad, start_frame=0, sequence_length=len(flags))
+    assert f"frame {first} was decoded from damaged data" in msg, msg
+    if first > 0:
+        (clip,) = decode([bad], start_frame=0, sequence_length=first)
+        assert clip.shape[0] == first
 
 
 def test_on_error_replace(videos):

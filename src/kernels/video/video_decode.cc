@@ -327,6 +327,9 @@ bool VideoDecoder::DecodePass(int64_t key, std::span<const int64_t> frames, Vide
         if (it != frames.end() && *it == n) {
           const size_t i = static_cast<size_t>(it - frames.begin());
           if (!done[i]) {
+            if ((frame_->flags & AV_FRAME_FLAG_CORRUPT) || frame_->decode_error_flags)
+              throw Error("corrupt video data: frame " + std::to_string(n) +
+                          " was decoded from damaged data (the decoder concealed errors in it)");
             Convert(frame_, n, color, dst(i));
             done[i] = 1;
           }

@@ -22,8 +22,9 @@
 // Errors (sluice::Error; the caller adds the operator and the source): FFmpeg missing, input FFmpeg
 // cannot demux (truncated, no moov atom, unknown container), no video stream, a codec this FFmpeg
 // cannot decode, a frame size over max_pixels, zero frames, fewer frames than the container
-// declares (truncated file), a packet that cannot be read or decoded (naming the frame number),
-// and a requested frame that does not come out of the decoder.
+// declares (truncated file), a packet that cannot be read or decoded (naming the frame number), a
+// requested frame the decoder flags as corrupt (it concealed damaged data: AV_FRAME_FLAG_CORRUPT or
+// decode_error_flags), and a requested frame that does not come out of the decoder.
 //
 // Thread-safety: a VideoDecoder is used by one thread at a time; different ones are independent.
 // FFmpeg decodes single-threaded (thread_count = 1): parallelism is across samples.
