@@ -182,3 +182,29 @@ def test_rss_flat_over_20_epochs(files):
         rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     # Peak RSS after epoch 3 may grow by at most 2 MiB over the remaining 17 epochs.
     assert rss[-1] - rss[2] < 2048, rss
+
+
+def pyav_planes(path, fmt):
+    """Every frame converted by PyAV's reformat(format=fmt), its planes stacked last (H, W, planes)."""
+    import av
+
+    out = []
+    with av.open(path) as c:
+        for f in c.decode(video=0):
+            g = f.reformat(format=fmt)
+            out.append(np.stack([np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, :p.width]
+                                 for p in g.planes], -1))
+    return out
+
+
+@pytest.mark.parametrize("image_type,fmt", [("GRAY", "gray"), ("YCbCr", "yuv444p")])
+def test_image_types_match_pyav(files, image_type, fmt):
+    ref = pyav_planes(files[0], fmt)
+    pipe = reader_pipe(2, filenames=[files[0]], sequence_length=5, step=7, image_type=image_type,
+                       enable_frame_num=True)
+    for _ in range(2):
+        video, fnum = pipe.run()
+        for v, f in zip(as_numpy(video), as_numpy(fnum)):
+            s = int(f[0])
+            assert v.shape == (5, 48, 64, 1 if image_type == "GRAY" else 3)
+            np.testing.assert_array_equal(v, np.stack(ref[s:s + 5]))
