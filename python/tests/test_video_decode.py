@@ -184,6 +184,13 @@ def test_no_video_stream(tmp_path):
     assert "no video stream" in msg and "audio" in msg, msg
 
 
+def test_zero_frames(tmp_path):
+    path = str(tmp_path / "zero.avi")  # a video stream without a single frame
+    subprocess.run([FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=32x32:rate=5", "-frames:v", "0",
+                    "-c:v", "mpeg4", path], check=True)
+    assert "holds no frames" in decode_error(read(path))
+
+
 def test_not_a_video_and_empty():
     assert "container" in decode_error(np.frombuffer(b"hello, this is not a video" * 10, np.uint8))
     assert "empty" in decode_error(np.zeros(0, np.uint8))
