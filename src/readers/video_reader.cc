@@ -242,7 +242,8 @@ OpSchema VideoReaderSchema(const std::string& name) {
            "The distance between the first frames of consecutive clips of a file (<= 0: sequence_length).")
       .Arg("enable_frame_num", ArgType::kBool, false, "Output each clip's first frame number.")
       .Arg("enable_timestamps", ArgType::kBool, false, "Output each clip frame's time in seconds.");
-  AddVideoClipArgs(s, /*image_type=*/true);
+  // Whole clips only by default: DALI's readers.video skips videos shorter than one clip.
+  AddVideoClipArgs(s, /*image_type=*/true, /*pad_default=*/"none");
   AddCommonReaderArgs(s);
   s.Factory("cpu", [](const OpSpec& spec) -> std::unique_ptr<Operator> { return std::make_unique<VideoReader>(spec); });
   return s;

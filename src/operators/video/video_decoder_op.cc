@@ -111,7 +111,7 @@ SLUICE_REGISTER_OPERATORS(RegisterVideoDecoder) {
       .Exclusive({"frames", "start_frame"})
       .Exclusive({"frames", "stride"})
       .Arg("affine", ArgType::kBool, true, "Accepted for compatibility (DALI pins its mixed-backend threads); ignored.");
-  AddVideoClipArgs(s, /*image_type=*/false);
+  AddVideoClipArgs(s, /*image_type=*/false, /*pad_default=*/"constant");
   s.Arg("on_error", ArgType::kString, std::string("raise"),
         "What a sample that cannot be decoded does: \"raise\" stops the pipeline with an error naming the operator, "
         "the sample's source and, where the decoding failed, the frame; \"replace\" replaces the whole row by the "

@@ -13,8 +13,8 @@ VideoPad ParseVideoPad(const std::string& n) {
   return VideoPad::kReflect101;  // "reflect_101", "reflect" (the schema's Enum allows nothing else)
 }
 
-OpSchema& AddVideoClipArgs(OpSchema& s, bool image_type) {
-  s.Arg("pad_mode", ArgType::kString, std::string("constant"),
+OpSchema& AddVideoClipArgs(OpSchema& s, bool image_type, const std::string& pad_default) {
+  s.Arg("pad_mode", ArgType::kString, pad_default,
         "What a clip frame past the video's last frame becomes: \"none\" (dropped: the clip is shorter, readers "
         "then make only whole clips), \"constant\" (a frame of fill_value), \"edge\" or \"repeat\" (the last frame), "
         "\"reflect_1001\" or \"symmetric\" (mirrored, the last frame repeated: ... 8 9 | 9 8 ...), \"reflect_101\" "

@@ -19,8 +19,9 @@ namespace sluice {
 enum class VideoPad { kNone, kConstant, kEdge, kReflect1001, kReflect101 };
 VideoPad ParseVideoPad(const std::string& name);  // DALI's names and aliases (repeat, symmetric, reflect)
 
-// Adds pad_mode, fill_value, max_pixels (and image_type when `image_type`) to `schema`.
-OpSchema& AddVideoClipArgs(OpSchema& schema, bool image_type);
+// Adds pad_mode (default `pad_default`), fill_value, max_pixels (and image_type when `image_type`)
+// to `schema`.
+OpSchema& AddVideoClipArgs(OpSchema& schema, bool image_type, const std::string& pad_default);
 
 // The stream frame each clip frame shows: start + i * stride for i < length, frames at or past
 // `frames` (the stream's count) mapped by `pad` (-1: the fill value; kNone: dropped, the clip is
