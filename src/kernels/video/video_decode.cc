@@ -261,7 +261,9 @@ bool VideoDecoder::DecodePass(int64_t key, std::span<const int64_t> frames, Vide
   }
   fresh_ = false;
   const int64_t last = frames.back();
-  const int64_t first_pts = idx.by_timestamp ? idx.pts[static_cast<size_t>(frames.front())] : 0;
+  std::vector<int64_t> wanted_pts;  // ascending, as `frames`
+  if (idx.by_timestamp)
+    for (int64_t f : frames) wanted_pts.push_back(idx.pts[static_cast<size_t>(f)]);
   int64_t counted = 0;  // frames output so far (counting mode, from the start)
   int64_t last_frame = -1;  // the last frame identified
   bool first_packet = true, eof = false;
@@ -294,12 +296,13 @@ bool VideoDecoder::DecodePass(int64_t key, std::span<const int64_t> frames, Vide
         }
         first_packet = false;
         const int64_t at = frame_of_packet(packet_);
-        // Frames before the clip are decoded only as references for the clip's: a frame no other
-        // refers to (a non-reference B-frame) is not decoded at all. Bit-exact: nothing decoded
-        // afterwards reads it.
-        codec_->skip_frame =
-            idx.by_timestamp && packet_->pts != AV_NOPTS_VALUE && packet_->pts < first_pts ? AVDISCARD_NONREF
-                                                                                           : AVDISCARD_DEFAULT;
+        // Frames not requested (before the clip, between strided frames) are decoded only as
+        // references for the requested ones: a frame no other refers to (a non-reference
+        // B-frame) is not decoded at all. Bit-exact: nothing decoded afterwards reads it.
+        codec_->skip_frame = idx.by_timestamp && packet_->pts != AV_NOPTS_VALUE &&
+                                     !std::binary_search(wanted_pts.begin(), wanted_pts.end(), packet_->pts)
+                                 ? AVDISCARD_NONREF
+                                 : AVDISCARD_DEFAULT;
         rc = ff.avcodec_send_packet(codec_, packet_);
         ff.av_packet_unref(packet_);
         if (rc < 0 && rc != AVERROR(EAGAIN))

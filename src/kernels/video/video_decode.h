@@ -10,9 +10,10 @@
 // forward and identifies every output frame by its timestamp in the index -- container timestamps
 // are used as identities, never converted to frame numbers by a frame rate. Streams without
 // timestamps on every packet, or with repeated ones, are decoded from the start, counting frames.
-// Packets the container marks as discarded (edit lists) are not frames. Frames before the first
-// one requested that no other frame refers to (non-reference B-frames) are skipped, not decoded
-// (AVDISCARD_NONREF): the decoded frames are the same, bit for bit.
+// Packets the container marks as discarded (edit lists) are not frames. Frames not requested
+// (before the first one requested, between strided ones) that no other frame refers to
+// (non-reference B-frames) are skipped, not decoded (AVDISCARD_NONREF): the decoded frames are the
+// same, bit for bit.
 //
 // Pixels: frames are converted by libswscale with SWS_BILINEAR and swscale's default colorspace
 // details (BT.601, the stream's range not applied), into a 16-byte aligned buffer -- exactly what
