@@ -208,3 +208,48 @@ def test_image_types_match_pyav(files, image_type, fmt):
             s = int(f[0])
             assert v.shape == (5, 48, 64, 1 if image_type == "GRAY" else 3)
             np.testing.assert_array_equal(v, np.stack(ref[s:s + 5]))
+
+
+def damaged_copy(path, out):
+    """A copy of `path` with one packet overwritten so that PyAV flags a decoded frame corrupt;
+    returns the first flagged frame (None if no such damage was found)."""
+    import io
+
+    import av
+
+    data = np.fromfile(path, np.uint8)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        bad = data.copy()
+        at = int(rng.integers(len(bad) // 4, len(bad) - 1500))
+        bad[at:at + 300] = rng.integers(0, 256, 300, dtype=np.uint8)
+        try:
+            with av.open(io.BytesIO(bad.tobytes())) as c:
+                flags = [f.is_corrupt for f in c.decode(video=0)]
+        except av.AVError:
+            continue
+        if any(flags) and len(flags) == 30:
+            bad.tofile(out)
+            return flags.index(True)
+    return None
+
+
+def test_damaged_file_errors_name_file_and_frame(files, tmp_path):
+    bad = str(tmp_path / "damaged.mp4")
+    first = damaged_copy(files[0], bad)
+    if first is None:
+        pytest.skip("no damage that decodes to a flagged frame was found")
+    # The clip holding the damaged frame: an error naming the reader, the file and the frame.
+    pipe = reader_pipe(1, filenames=[bad], sequence_length=30)
+    with pytest.raises(Exception) as e:
+        pipe.run()
+    msg = str(e.value)
+    assert "[Reader]" in msg and "damaged.mp4" in msg and f"frame {first} was decoded from damaged data" in msg, msg
+    # on_error="replace": that row is another clip's, and the log names the file and the frame.
+    pipe = reader_pipe(2, filenames=[files[0], bad], labels=[0, 1], sequence_length=30, on_error="replace")
+    video, labels = pipe.run()
+    v = as_numpy(video)
+    np.testing.assert_array_equal(v[0], v[1])
+    assert [int(x[0]) for x in as_numpy(labels)] == [0, 0]
+    log = pipe.error_log()
+    assert len(log) == 1 and "damaged.mp4" in str(log[0]) and f"frame {first}" in str(log[0]), log
