@@ -71,7 +71,7 @@ build-sanitize: deps
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS)
 
 test-asan: build-sanitize
-	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
+	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan_suppressions.txt UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
 
 test-tsan: deps
 	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread \

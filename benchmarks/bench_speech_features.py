@@ -13,16 +13,18 @@ file, a 512-point STFT of 25 ms Hann windows every 10 ms (centred, reflect paddi
               num_threads = --threads;
 - torchaudio: soundfile decode + torchaudio.transforms.MelSpectrogram + AmplitudeToDB per item, in a
               DataLoader with --threads workers (torch's own threads: 1 per worker, its default);
-- librosa:    soundfile decode + librosa.feature.melspectrogram + power_to_db, the same DataLoader.
+- librosa:    soundfile decode + librosa.feature.melspectrogram + power_to_db, the same DataLoader;
+- dali:       (with --dali-python) the same pipeline as Sluice's in DALI, CPU only (device_id=None).
 
-Each repeat runs one epoch per contender, the contenders alternating; reported per contender: the
-median over repeats of seconds of audio turned into features per wall second, the process tree's
-CPU milliseconds per second of audio (robust to other load on a shared machine), and ratios.
+Each repeat starts each contender in a fresh process, the contenders alternating: it builds the
+pipeline or the DataLoader (persistent workers), runs one warm-up epoch (worker start-up, imports,
+librosa's JIT compilation) and times the next. Reported per contender: the median over repeats of
+seconds of audio turned into features per wall second, the process tree's CPU milliseconds per
+second of audio (robust to other load on a shared machine), and ratios.
 """
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -42,11 +44,15 @@ def ensure_data(path, count):
     return [os.path.join(path, e["audio_filepath"]) for e in entries], sum(e["duration"] for e in entries)
 
 
-def sluice_epoch(files, batch, threads):
-    import sluice
-    from sluice import fn, types
+def sluice_epochs(files, batch, threads, dali=False):
+    """Builds the pipeline (Sluice's, or the same one in DALI when `dali`); returns a function that runs
+    one epoch and returns the frames made."""
+    if dali:
+        from nvidia.dali import Pipeline, fn, types
+    else:
+        from sluice import Pipeline, fn, types
 
-    pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None)
+    pipe = Pipeline(batch_size=batch, num_threads=threads, seed=0, device_id=None)
     with pipe:
         encoded, _ = fn.readers.file(files=files, name="Reader", pad_last_batch=True)
         audio, _ = fn.decoders.audio(encoded, sample_rate=RATE, downmix=True, dtype=types.FLOAT)
@@ -56,11 +62,16 @@ def sluice_epoch(files, batch, threads):
         pipe.set_outputs(fn.pad(db, axes=[1]))
     pipe.build()
     n_batches = (len(files) + batch - 1) // batch
-    frames = 0
-    for _ in range(n_batches):
-        (out,) = pipe.run()
-        frames += np.asarray(out.as_array()).shape[-1]
-    return frames
+
+    def epoch():
+        frames = 0
+        for _ in range(n_batches):
+            (out,) = pipe.run()
+            frames += (np.asarray(out.as_tensor()) if dali else np.asarray(out.as_array())).shape[-1]
+        pipe.reset()
+        return frames
+
+    return epoch
 
 
 class _Decoded:
@@ -104,31 +115,59 @@ def _pad_collate(items):
     return torch.stack([torch.nn.functional.pad(t, (0, longest - t.shape[-1])) for t in items])
 
 
-def loader_epoch(files, batch, threads, which):
+def loader_epochs(files, batch, threads, which):
+    """A DataLoader with persistent workers (started by the warm-up epoch, as in training)."""
     import torch
 
     loader = torch.utils.data.DataLoader(_Decoded(files, which), batch_size=batch, num_workers=threads,
-                                         collate_fn=_pad_collate)
-    frames = 0
-    for b in loader:
-        frames += b.shape[-1]
-    return frames
+                                         collate_fn=_pad_collate, persistent_workers=True)
+
+    def epoch():
+        frames = 0
+        for b in loader:
+            frames += b.shape[-1]
+        return frames
+
+    return epoch
 
 
-def cpu_seconds():
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+def tree_cpu_seconds(pid=None):
+    """User + system CPU seconds of this process and its live descendants (DataLoader workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, stack = 0, [pid or os.getpid()]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
 
 
-def run_one(which, files, batch, threads):
-    """One epoch in a fresh process (so children's CPU time and memory are this contender's only)."""
-    code = ("import json, sys, time; sys.path.insert(0, %r); import bench_speech_features as b; "
-            "files = json.loads(sys.argv[1]); t0 = time.perf_counter(); c0 = b.cpu_seconds(); "
-            "b.%s; print(json.dumps([time.perf_counter() - t0, b.cpu_seconds() - c0]))") % (
-        os.path.dirname(os.path.abspath(__file__)),
-        "sluice_epoch(files, %d, %d)" % (batch, threads) if which == "sluice" else
-        "loader_epoch(files, %d, %d, %r)" % (batch, threads, which))
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(files)], check=True, capture_output=True, text=True,
+def timed_epoch(which, files, batch, threads):
+    """In a fresh process: build, one warm-up epoch (worker start, imports, librosa's JIT), then one
+    timed epoch; returns (wall s, CPU s of the process tree) of the timed one."""
+    if which in ("sluice", "dali"):
+        epoch = sluice_epochs(files, batch, threads, dali=which == "dali")
+    else:
+        epoch = loader_epochs(files, batch, threads, which)
+    epoch()
+    t0, c0 = time.perf_counter(), tree_cpu_seconds()
+    epoch()
+    return time.perf_counter() - t0, tree_cpu_seconds() - c0
+
+
+def run_one(which, files, batch, threads, dali_python=None):
+    code = ("import json, sys; sys.path.insert(0, %r); import bench_speech_features as b; "
+            "print(json.dumps(b.timed_epoch(%r, json.loads(sys.argv[1]), %d, %d)))") % (
+        os.path.dirname(os.path.abspath(__file__)), which, batch, threads)
+    python = dali_python if which == "dali" else sys.executable
+    out = subprocess.run([python, "-c", code, json.dumps(files)], check=True, capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"),
                                                                           os.environ.get("PYTHONPATH", "")])))
     wall, cpu = json.loads(out.stdout.strip().splitlines()[-1])
@@ -143,16 +182,18 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--contenders", default="sluice,torchaudio,librosa")
+    ap.add_argument("--dali-python", help="a Python with DALI (nvidia.dali) installed: adds DALI's CPU pipeline, "
+                    "the same operators as Sluice's (see scripts/record_dali_goldens.py for the install)")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     files, seconds = ensure_data(args.data, args.count)
     contenders = args.contenders.split(",")
+    if args.dali_python:
+        contenders.append("dali")
     runs = {c: [] for c in contenders}
-    for which in contenders:  # warm-up: imports, page cache, numba's compilation for librosa
-        run_one(which, files[: args.batch], args.batch, args.threads)
     for _ in range(args.repeat):
         for which in contenders:
-            runs[which].append(run_one(which, files, args.batch, args.threads))
+            runs[which].append(run_one(which, files, args.batch, args.threads, args.dali_python))
     print(f"speech features: {len(files)} files, {seconds:.0f} s of audio, {args.threads} threads, "
           f"batch {args.batch}, median of {args.repeat}")
     print(f"{'contender':<11} {'audio s/s':>10} {'CPU ms/audio s':>15}  vs")

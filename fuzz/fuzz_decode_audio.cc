@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<int16_t> part(static_cast<size_t>(count * info.channels));
     DecodeAudio(bytes, info, first, count, sluice::DType::kInt16, part.data());
     // Downmix in place and resample to 16 kHz, as decoders.audio(downmix=True, sample_rate=16000).
-    DownmixToMono(audio.data(), sluice::DType::kFloat32, info.frames, info.channels, audio.data());
+    DownmixToMono(audio.data(), info.frames, info.channels, audio.data());
     const int64_t out_frames = ResampledLength(info.frames, info.sample_rate, 16000);
     if (out_frames <= kMaxSamples) {
       std::vector<float> out(static_cast<size_t>(out_frames));

@@ -25,6 +25,10 @@ missing=()
 # librosa (with soxr and numba from PyPI) is the reference of the audio operators' tests and the
 # speech benchmark's third contender; Debian 12 has no python3-librosa.
 "$venv/bin/python" -c "import librosa" 2>/dev/null || missing+=("librosa==0.11.0")
+# Ray Data and Ray Train for sluice.ray's tests and examples/ray_train.py (sluice[ray]); pandas < 3
+# and pyarrow < 21 are the last that work with numpy 1.x (held to Debian's 1.24 below).
+"$venv/bin/python" -c "import ray.data, ray.train.torch" 2>/dev/null \
+  || missing+=("ray[data,train]==2.60.0" "pandas<3" "pyarrow<21")
 # pycocotools (COCO(), annToMask) is the reference of readers.coco's tests and benchmark; 2.0.8 has
 # a cp311 manylinux wheel and works with numpy 1.24.
 "$venv/bin/python" -c "import pycocotools" 2>/dev/null || missing+=("pycocotools==2.0.8")

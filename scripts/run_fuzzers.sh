@@ -13,9 +13,10 @@ trap 'rm -rf "$work"' EXIT
 
 # Seed corpora: real images for the decoders, small tars and index files for the readers,
 # fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser, fuzz/tfrecord_seeds/ for TFRecord framing, tf.Example and index parsing,
-# fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests, fuzz/coco_seeds/ for COCO
-# annotation files.
-mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo" "$work/coco"
+# fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests, fuzz/video_seeds/ for
+# the video decoder, fuzz/coco_seeds/ for COCO annotation files.
+mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo" \
+  "$work/video" "$work/coco"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -27,6 +28,10 @@ cp "$root"/fuzz/tfrecord_seeds/* "$work/tfrecord/"
 cp "$root"/fuzz/audio_seeds/* "$work/audio/"
 cp "$root"/fuzz/nemo_seeds/* "$work/nemo/"
 cp "$root"/fuzz/coco_seeds/* "$work/coco/"
+cp "$root"/fuzz/video_seeds/* "$work/video/"
+
+# Leaks inside third-party decoders, reported upstream (the file says which and why).
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # A failing input is kept in the build folder (libFuzzer writes it to the working directory otherwise).
 artifacts="$build/fuzz_artifacts"
@@ -37,6 +42,7 @@ run_one() {
   name=$(basename "$fuzzer")
   case "$name" in
     fuzz_decode_audio*) corpus="$work/audio" ;;
+    fuzz_decode_video*) corpus="$work/video" ;;
     fuzz_decode_*) corpus="$work/images" ;;
     fuzz_tar*) corpus="$work/tars" ;;
     fuzz_wds_index*) corpus="$work/index" ;;

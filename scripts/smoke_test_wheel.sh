@@ -79,6 +79,24 @@ for _ in range(max(2, n // 2)):
     assert arr.shape == (2, 3, 48, 48) and arr.dtype == np.float32, (arr.shape, arr.dtype)
     assert np.isfinite(arr).all()
 print("pipeline ok:", arr.shape, np.array(labels.as_tensor()).ravel().tolist(), "numpy", np.__version__, "from", os.path.dirname(np.__file__))
+
+# FFmpeg is opened at run time (src/kernels/video/ffmpeg_library.h): the wheel neither links nor
+# vendors it; where the system has it, the video decoder runs.
+assert "libav" not in out and "libswscale" not in out, out
+assert not any(p.name.startswith(("libav", "libswscale")) for p in (mod.parent.parent / "sluice.libs").glob("*"))
+import shutil
+if shutil.which("ffmpeg"):
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "5",
+                    "-c:v", "mpeg4", "clip.avi"], check=True)
+    data = np.fromfile("clip.avi", np.uint8)
+    vp = sluice.Pipeline(batch_size=1, num_threads=1, seed=1)
+    with vp:
+        vp.set_outputs(fn.experimental.decoders.video(fn.external_source(source=lambda: [data], batch=True),
+                                                      sequence_length=4))
+    vp.build()
+    clip = np.array(vp.run()[0][0])
+    assert clip.shape == (4, 48, 64, 3), clip.shape
+    print("video ok:", clip.shape)
 PY
 env -u PYTHONPATH venv/bin/sluice ops | grep -q "^decoders.image "
 env -u PYTHONPATH venv/bin/sluice ops resize | grep -q "nvidia.dali.fn.resize"

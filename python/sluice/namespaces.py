@@ -52,6 +52,7 @@ LEGACY_NAMES = {
     "image_decoder_crop": "decoders.image_crop",
     "audio_decoder": "decoders.audio",
     "nemo_asr_reader": "readers.nemo_asr",
+    "video_reader": "readers.video",
     "coco_reader": "readers.coco",
     "coin_flip": "random.coin_flip",
     "uniform": "random.uniform",

@@ -61,10 +61,18 @@ def values(t, right=False):
     return v.astype(t)
 
 
+def dali_floordiv(a, b):
+    """DALI's `//` (checked against DALI 2.4): integers truncate toward zero (C++), floats divide."""
+    if np.issubdtype(np.result_type(a, b), np.floating):
+        return np.divide(a, b)
+    q = np.floor_divide(a, b)
+    return np.where((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(q.dtype)
+
+
 ARITH = {
     "add": (lambda a, b: a + b, np.add), "sub": (lambda a, b: a - b, np.subtract),
     "mul": (lambda a, b: a * b, np.multiply), "div": (lambda a, b: a / b, np.divide),
-    "floordiv": (lambda a, b: a // b, np.floor_divide), "mod": (lambda a, b: a % b, np.remainder),
+    "floordiv": (lambda a, b: a // b, dali_floordiv), "mod": (lambda a, b: a % b, np.fmod),  # C++'s, as DALI
     "pow": (lambda a, b: a ** b, np.power),
     "eq": (lambda a, b: a == b, np.equal), "ne": (lambda a, b: a != b, np.not_equal),
     "lt": (lambda a, b: a < b, np.less), "le": (lambda a, b: a <= b, np.less_equal),

@@ -48,3 +48,21 @@ def test_randaugment_mixup_example_trains_a_few_steps(tmp_path):
     assert "3 classes, 12 images, RandAugment n=2 m=9" in result.stdout
     assert "step 2/2: loss" in result.stdout
     assert "busiest operators" in result.stdout
+
+
+def test_speech_example_trains_a_few_steps(tmp_path):
+    """examples/speech_features.py: DALI's ASR pipeline (nemo_asr ... pad) into a small torch model."""
+    pytest.importorskip("soundfile")
+    pytest.importorskip("soxr")
+    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_speech_data.py"), str(tmp_path), "--count", "12",
+                    "--seconds", "1.5", "3"], check=True, capture_output=True, env=env)
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "speech_features.py"), str(tmp_path),
+                             "--steps", "6", "--batch-size", "4", "--threads", "2"],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    steps = [line for line in result.stdout.splitlines() if line.startswith("step ")]
+    assert len(steps) == 6 and all("features (4, 64, " in s for s in steps), result.stdout
+    losses = [float(s.rsplit("loss ", 1)[1]) for s in steps]
+    assert losses[-1] < losses[0], losses  # 12 utterances: 3 batches per epoch, so two epochs and a reset
+    assert "speech_features: OK" in result.stdout

@@ -126,19 +126,19 @@ def test_duration_filters_and_offsets(dataset, tmp_path):
     np.testing.assert_array_equal(np.array(audio.at(1)), ref[800:])
 
 
-def test_duration_of_frames_over_rate_gives_those_frames(tmp_path):
-    # A manifest's duration written as frames / rate (NeMo's tools do) names exactly those frames, even
-    # where the quotient times the rate lands just below the integer (float rounding): 56023 / 16000 * 16000
-    # is 56022.99..., which a bare floor would cut by one sample.
-    frames = [n for n in range(56000, 56100) if int(n / 16000 * 16000) != n][:3]
-    assert frames, "no quotient below its integer in this range"
+def test_duration_is_floored_as_dali_does(tmp_path):
+    # floor(duration * rate) frames, a bare floor as DALI 2.4's reader (checked against it): a duration
+    # written as frames / rate whose product with the rate lands just below the integer (float
+    # rounding, about 1% of them) gives one frame less; the others give exactly their frames.
+    below = [n for n in range(1000, 60000) if int(n / 16000 * 16000) != n][:2]
+    exact = [n for n in range(1000, 60000) if int(n / 16000 * 16000) == n][:2]
     rows = []
-    for k, n in enumerate(frames):
+    for k, n in enumerate(below + exact):
         write_wav(tmp_path / f"u{k}.wav", n + 50, 1, 16000, seed=k)
-        rows.append({"audio_filepath": f"u{k}.wav", "duration": n / 16000, "offset": 0})
+        rows.append({"audio_filepath": f"u{k}.wav", "duration": n / 16000})
     write_manifest(tmp_path / "m.json", rows)
-    audio, _ = reader_pipe([str(tmp_path / "m.json")], len(frames), read_text=False).run()
-    assert [len(a) for a in samples(audio)] == frames
+    audio, _ = reader_pipe([str(tmp_path / "m.json")], len(rows), read_text=False).run()
+    assert [len(a) for a in samples(audio)] == [n - 1 for n in below] + exact
 
 
 def indices(pipe, batches):

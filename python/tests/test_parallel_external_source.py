@@ -183,7 +183,7 @@ def test_killed_worker_is_an_error_not_a_hang(method):
     assert "killer" in msg and "died" in msg and "idx_in_epoch=6" in msg, msg
 
 
-def test_pipeline_deleted_mid_epoch_stops_workers_within_1s():
+def test_pipeline_deleted_mid_epoch_stops_workers_promptly():
     pipe = make_pipe(True, slow_cb, batch=False, workers=2, prefetch_queue_depth=2)
     pipe.run()
     procs = [p for p in pipe._sources[0].pool._procs]
@@ -192,8 +192,8 @@ def test_pipeline_deleted_mid_epoch_stops_workers_within_1s():
     del pipe
     gc.collect()
     for p in procs:
-        p.join(max(0.0, 1.0 - (time.monotonic() - t0)))
-    assert time.monotonic() - t0 < 1.0
+        p.join(max(0.0, SHUTDOWN_S - (time.monotonic() - t0)))
+    assert time.monotonic() - t0 < SHUTDOWN_S
     assert not any(p.is_alive() for p in procs)
 
 
@@ -276,6 +276,12 @@ def test_generator_exception_is_an_error_naming_the_source():
 
 # ---- shutdown: a pipeline going away frees its workers and shared memory ----------------------------
 
+# How long shutting a pipeline down may take: workers are told to stop and joined, never drained. A
+# hang fails it; the margin over the ~0.1 s it takes on an idle machine absorbs a loaded CI host (a
+# 1 s limit failed there once at 1.18 s).
+SHUTDOWN_S = 5.0
+
+
 def _shm_blocks():
     try:
         return {n for n in os.listdir("/dev/shm") if n.startswith("psm_")}
@@ -294,7 +300,7 @@ def _gone_within(procs, seconds):
     (slow_cb, {"batch": False}),
     (batch_gen, {"num_outputs": 2}),
 ])
-def test_del_pipe_frees_workers_and_shared_memory_within_1s(source, kwargs):
+def test_del_pipe_frees_workers_and_shared_memory_promptly(source, kwargs):
     before = _shm_blocks()
     pipe = make_pipe(True, source, workers=2, prefetch_queue_depth=3, **kwargs)
     pipe.run()  # mid-epoch, with batches in flight
@@ -304,11 +310,11 @@ def test_del_pipe_frees_workers_and_shared_memory_within_1s(source, kwargs):
     t0 = time.monotonic()
     del pipe
     gc.collect()
-    assert time.monotonic() - t0 < 1.0  # destroying it mid-epoch returns promptly
-    assert _gone_within(procs, 1.0), [p.pid for p in procs if p.is_alive()]
+    assert time.monotonic() - t0 < SHUTDOWN_S  # destroying it mid-epoch returns promptly
+    assert _gone_within(procs, SHUTDOWN_S), [p.pid for p in procs if p.is_alive()]
     for pid in pids:
         assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
-    deadline = time.monotonic() + 1.0
+    deadline = time.monotonic() + SHUTDOWN_S
     while _shm_blocks() - before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not (_shm_blocks() - before), "shared memory blocks left behind"
@@ -331,8 +337,8 @@ def test_del_pipe_frees_workers_without_a_garbage_collection():
         procs = list(pipe._sources[0].pool._procs)
         t0 = time.monotonic()
         del pipe
-        assert time.monotonic() - t0 < 1.0
-        assert _gone_within(procs, 1.0)
+        assert time.monotonic() - t0 < SHUTDOWN_S
+        assert _gone_within(procs, SHUTDOWN_S)
     finally:
         gc.enable()
 
@@ -350,7 +356,7 @@ def test_pipeline_def_pipeline_in_an_iterator_going_out_of_scope_frees_its_worke
         return list(it._pipes[0]._sources[0].pool._procs)
     procs = use()
     gc.collect()
-    assert _gone_within(procs, 1.0)
+    assert _gone_within(procs, SHUTDOWN_S)
 
 
 def test_throughput_one_vs_two_workers(capsys):

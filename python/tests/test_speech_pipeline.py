@@ -106,9 +106,12 @@ def test_asr_chain_matches_librosa_and_numpy(speech_data):
             assert frames == ref.shape[1] == 1 + size // STEP
             ours = dense[i]
             assert not ours[:, frames:].any(), "the padding is not zero"
-            err = np.max(np.abs(ours[:, :frames] - ref))  # unit variance: absolute is relative
+            # Unit variance per band: absolute is relative. The float32 transform's rounding (~1e-7 of
+            # a frame's peak) is ~1e-3 of the quietest mel bands in the trimmed -55 dB background, and
+            # a logarithm turns relative error into absolute: 1.3e-3 measured, 4e-3 allowed.
+            err = np.max(np.abs(ours[:, :frames] - ref))
             worst = max(worst, err)
-            assert err < 2e-3, (row["audio_filepath"], err)
+            assert err < 4e-3, (row["audio_filepath"], err)
     print(f"worst absolute error of the normalised log-mel features: {worst:.2e}")
 
 

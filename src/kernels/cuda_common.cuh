@@ -39,6 +39,14 @@ __device__ __forceinline__ To ConvertSat(From from) {
   else return SaturateArithmetic<To>(from);
 }
 
+// DALI's `cast` on the device: as ConvertSat, ties away from zero (kernels::CastValue's rule).
+template <typename To, typename From>
+__device__ __forceinline__ To CastSat(From from) {
+  if constexpr (std::is_same_v<From, Half>) return CastSat<To>(HalfToFloat(from));
+  else if constexpr (std::is_same_v<To, Half>) return FloatToHalf(SaturateArithmetic<float>(from));
+  else return SaturateArithmetic<To, From, Rounding::kTiesAway>(from);
+}
+
 // Calls fn with a value of the device type of a DType (float16 -> Half, bool stored as one byte);
 // `what` names the caller in the error for an unknown type.
 template <typename Fn>

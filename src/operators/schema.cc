@@ -223,6 +223,7 @@ OpSchema& OpSchema::Check(ArgCheck check) { checks_.push_back(std::move(check));
 OpSchema& OpSchema::Backends(std::vector<std::string> devices) { backends_ = std::move(devices); return *this; }
 OpSchema& OpSchema::Random() { random_ = true; return *this; }
 OpSchema& OpSchema::Reader() { reader_ = true; return *this; }
+OpSchema& OpSchema::UnfoldsSequences() { unfolds_sequences_ = true; return *this; }
 OpSchema& OpSchema::Exclusive(std::vector<std::string> names) { exclusive_.push_back(std::move(names)); return *this; }
 OpSchema& OpSchema::Factory(std::string device, OperatorFactory f) {
   factories_[std::move(device)] = std::move(f);

@@ -205,6 +205,12 @@ class OpSchema {
   OpSchema& Backends(std::vector<std::string> devices);
   OpSchema& Random();
   OpSchema& Reader();
+  // The operator works on one item (an image) and runs on a sequence (input 0's layout begins
+  // with F: FHWC, FCHW) frame by frame: the pipeline unfolds the frames into samples, repeats each
+  // sample's per-sample arguments for its frames (so every frame of a sample gets the same values,
+  // random ones included) or splits per-frame ones (fn.per_frame: an argument input whose layout
+  // begins with F), runs the operator, and folds the frames back (pipeline/sequence_unfold.h).
+  OpSchema& UnfoldsSequences();
   // Arguments that must not be given together, e.g. {"resize_shorter", "size"}.
   OpSchema& Exclusive(std::vector<std::string> names);
   OpSchema& Factory(std::string device, OperatorFactory f);
@@ -231,6 +237,7 @@ class OpSchema {
   bool SupportsDevice(const std::string& device) const;
   bool is_random() const { return random_; }
   bool is_reader() const { return reader_; }
+  bool unfolds_sequences() const { return unfolds_sequences_; }
   const std::vector<std::vector<std::string>>& exclusive_groups() const { return exclusive_; }
   const std::vector<ArgCheck>& checks() const { return checks_; }
   const MinInputSizeFn& min_input_size() const { return min_input_size_; }
@@ -254,6 +261,7 @@ class OpSchema {
   std::vector<std::string> backends_{"cpu"};
   bool random_ = false;
   bool reader_ = false;
+  bool unfolds_sequences_ = false;
   std::vector<std::vector<std::string>> exclusive_;
   std::vector<ArgCheck> checks_;
   MinInputSizeFn min_input_size_;

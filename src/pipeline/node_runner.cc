@@ -1,4 +1,5 @@
 #include "pipeline/node_runner.h"
+#include "pipeline/sequence_unfold.h"
 
 #include <algorithm>
 #include <chrono>
@@ -174,8 +175,12 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
   }
   try {
     CheckInputs(node, ws);
-    ResizeOutputs(op.Setup(ws), ws);
-    op.Run(ws);
+    if (NeedsSequenceUnfold(*node.schema, ws)) {
+      RunUnfolded(op, ws, cfg_.memory(), [this](const std::vector<OutputDesc>& d, Workspace& w) { ResizeOutputs(d, w); });
+    } else {
+      ResizeOutputs(op.Setup(ws), ws);
+      op.Run(ws);
+    }
   } catch (const Error& e) {
     throw e.WithContext(NodeContext(node, iteration));
   } catch (const std::exception& e) {

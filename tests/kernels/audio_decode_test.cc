@@ -14,6 +14,7 @@
 
 #include "kernels/audio/audio_decode.h"
 #include "kernels/audio/downmix.h"
+#include "kernels/audio/normalized_convert.h"
 #include "kernels/audio_test_util.h"
 
 namespace sluice::kernels {
@@ -202,27 +203,39 @@ TEST(AudioDecode, TheLibraryReadsTheFormatsTheDocsPromise) {
   EXPECT_NE(AudioFormatName(PeekAudio(ReadAudioFile("tone_stereo.ogg")).format).find("Vorbis"), std::string::npos);
 }
 
-TEST(Downmix, MeanOfTheChannelsRoundedOnce) {
-  // int16: the exact mean, rounded to nearest even.
-  const std::vector<int16_t> i16 = {1, 2, -1, -2, 32767, 32767, -32768, -32767, 3, 4};
-  std::vector<int16_t> o16(5);
-  DownmixToMono(i16.data(), DType::kInt16, 5, 2, o16.data());
-  EXPECT_EQ(o16, (std::vector<int16_t>{2, -2, 32767, -32768, 4}));  // 1.5 -> 2, -1.5 -> -2, -32767.5 -> -32768
-  // int32, three channels.
-  const std::vector<int32_t> i32 = {2147483647, 2147483647, 2147483646, 1, 1, 2};
-  std::vector<int32_t> o32(2);
-  DownmixToMono(i32.data(), DType::kInt32, 2, 3, o32.data());
-  EXPECT_EQ(o32, (std::vector<int32_t>{2147483647, 1}));  // 2147483646.67 -> ...647; 1.33 -> 1
-  // float, in place.
+TEST(Downmix, DalisWeightedSumInFloat) {
+  // Two channels: x * 0.5f + y * 0.5f, the exactly rounded mean.
   std::vector<float> f = {0.5f, 0.25f, -1.f, 1.f, 0.1f, 0.2f};
-  DownmixToMono(f.data(), DType::kFloat32, 3, 2, f.data());
+  DownmixToMono(f.data(), 3, 2, f.data());
   EXPECT_EQ(f[0], 0.375f);
   EXPECT_EQ(f[1], 0.f);
-  EXPECT_EQ(f[2], float((double(0.1f) + double(0.2f)) / 2));
+  EXPECT_EQ(f[2], 0.1f * 0.5f + 0.2f * 0.5f);
+  // Three channels: weights 1.0f / 3 (float), summed in channel order, not the exact mean.
+  const std::vector<float> three = {0.1f, 0.7f, 0.3f};
+  float out = 0;
+  DownmixToMono(three.data(), 1, 3, &out);
+  const float w = 1.0f / 3.0f;
+  EXPECT_EQ(out, (0.1f * w + 0.7f * w) + 0.3f * w);
   // One channel copies.
   std::vector<float> one = {1.f, 2.f}, copy(2);
-  DownmixToMono(one.data(), DType::kFloat32, 2, 1, copy.data());
+  DownmixToMono(one.data(), 2, 1, copy.data());
   EXPECT_EQ(copy, one);
+}
+
+TEST(Downmix, IntegerOutputsAreTheFloatMeanTimesTheTypesMaximum) {
+  // DALI 2.4 (checked against it): int16 11585 and -6270 give 2657, not the exact mean's 2658, because
+  // the mean is taken of the decoded floats (x / 32768) and stored times 32767, rounded to nearest even.
+  const std::vector<float> stereo = {11585 / 32768.f, -6270 / 32768.f, 11585 / 32768.f, 15136 / 32768.f,
+                                     1.0f, 1.0f, -1.0f, -1.0f};
+  std::vector<float> mono(4);
+  DownmixToMono(stereo.data(), 4, 2, mono.data());
+  std::vector<int16_t> i16(4);
+  StoreNormalized(mono.data(), 4, DType::kInt16, i16.data());
+  EXPECT_EQ(i16, (std::vector<int16_t>{2657, 13360, 32767, -32767}));
+  std::vector<int32_t> i32(1);
+  StoreNormalized(mono.data() + 2, 1, DType::kInt32, i32.data());
+  EXPECT_EQ(i32[0], 2147483647);
+  EXPECT_THROW(StoreNormalized(mono.data(), 1, DType::kUInt8, i16.data()), Error);
 }
 
 }  // namespace

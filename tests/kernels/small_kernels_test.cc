@@ -79,11 +79,12 @@ TEST(Cast, SaturationAndRounding) {
   const float f[] = {-1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 254.5f, 255.5f, 300.f, -300.f, NAN, INFINITY, -INFINITY};
   uint8_t u8[12];
   Cast(f, DType::kFloat32, u8, DType::kUInt8, 12);
-  const uint8_t eu8[] = {0, 0, 0, 2, 2, 254, 255, 255, 0, 0, 255, 0};
+  // Ties away from zero, as DALI 2.4's CPU cast: 0.5 -> 1, 2.5 -> 3, -1.5 -> -2.
+  const uint8_t eu8[] = {0, 0, 1, 2, 3, 255, 255, 255, 0, 0, 255, 0};
   for (int i = 0; i < 12; ++i) EXPECT_EQ(u8[i], eu8[i]) << i;
   int8_t i8[12];
   Cast(f, DType::kFloat32, i8, DType::kInt8, 12);
-  const int8_t ei8[] = {-2, 0, 0, 2, 2, 127, 127, 127, -128, 0, 127, -128};
+  const int8_t ei8[] = {-2, -1, 1, 2, 3, 127, 127, 127, -128, 0, 127, -128};
   for (int i = 0; i < 12; ++i) EXPECT_EQ(i8[i], ei8[i]) << i;
   const double big[] = {1e30, -1e30, 9.3e18, 123.5};
   int64_t i64[4];

@@ -84,7 +84,8 @@ TEST(ArithmeticExpression, EvaluatesInOnePassWithScalarsAndWrapping) {
   for (int64_t i = 0; i < n; ++i)
     ASSERT_FLOAT_EQ(out[i], static_cast<float>(static_cast<int16_t>(a[i] + b[i] * 2)) - 0.5f) << i;
 
-  // uint8 arithmetic wraps as NumPy's; floor division and modulo floor.
+  // uint8 arithmetic wraps as NumPy's; integer division and modulo are C++'s, as DALI 2.4's:
+  // the quotient truncated toward zero, the remainder with the dividend's sign.
   std::vector<uint8_t> x = {250, 10};
   std::vector<uint8_t> wrapped(2);
   ka::Program(ka::ParseExpression("add(&0,$10:int)"), {DType::kUInt8}).Evaluate({x.data()}, {false}, wrapped.data(), 2);
@@ -93,8 +94,14 @@ TEST(ArithmeticExpression, EvaluatesInOnePassWithScalarsAndWrapping) {
   std::vector<int32_t> s = {-7, 7}, q(2), m(2);
   ka::Program(ka::ParseExpression("floordiv(&0,$2:int)"), {DType::kInt32}).Evaluate({s.data()}, {false}, q.data(), 2);
   ka::Program(ka::ParseExpression("mod(&0,$-3:int)"), {DType::kInt32}).Evaluate({s.data()}, {false}, m.data(), 2);
-  EXPECT_EQ(q, (std::vector<int32_t>{-4, 3}));
-  EXPECT_EQ(m, (std::vector<int32_t>{-1, -2}));
+  EXPECT_EQ(q, (std::vector<int32_t>{-3, 3}));
+  EXPECT_EQ(m, (std::vector<int32_t>{-1, 1}));
+  // Floating point: `//` is the true quotient and `%` fmod (DALI 2.4: 7.0 // 2.0 == 3.5).
+  std::vector<float> fx = {7.0f, -7.0f}, fq(2), fm(2);
+  ka::Program(ka::ParseExpression("floordiv(&0,$2.0:float)"), {DType::kFloat32}).Evaluate({fx.data()}, {false}, fq.data(), 2);
+  ka::Program(ka::ParseExpression("mod(&0,$2.0:float)"), {DType::kFloat32}).Evaluate({fx.data()}, {false}, fm.data(), 2);
+  EXPECT_EQ(fq, (std::vector<float>{3.5f, -3.5f}));
+  EXPECT_EQ(fm, (std::vector<float>{1.0f, -1.0f}));
   // Integer division by zero is 0, not a crash.
   std::vector<int32_t> z(2);
   ka::Program(ka::ParseExpression("floordiv(&0,$0:int)"), {DType::kInt32}).Evaluate({s.data()}, {false}, z.data(), 2);

@@ -53,8 +53,12 @@ TEST(DecodersAudio, DownmixAndPerSampleResampling) {
   ASSERT_EQ(out[0].shape(0), TensorShape{1000});
   const auto pcm = TonePcm16(1000, 2, 22050, 440);
   const auto mixed = Int16(out[0], 0);
-  for (size_t t = 0; t < mixed.size(); ++t)
-    ASSERT_EQ(mixed[t], int16_t(std::nearbyint((pcm[2 * t] + pcm[2 * t + 1]) / 2.0))) << t;
+  // DALI's arithmetic: the mean of the decoded floats (x / 32768) times 32767, rounded (not the
+  // integers' mean: 11585 and -6270 give 2657, not 2658).
+  for (size_t t = 0; t < mixed.size(); ++t) {
+    const float mean = (pcm[2 * t] / 32768.f) * 0.5f + (pcm[2 * t + 1] / 32768.f) * 0.5f;
+    ASSERT_EQ(mixed[t], int16_t(std::nearbyint(double(mean) * 32767))) << t;
+  }
   // Per-sample target rates: 0 keeps the file's rate; lengths are DALI's ceil(n * out / in).
   OpCase c{OperatorDef("decoders.audio"), Encoded({stereo, stereo, stereo}), {}};
   c.arg_inputs.push_back({"sample_rate", HostBatch::Of<float>({{16000.f}, {0.f}, {44100.f}}, {{}, {}, {}})});

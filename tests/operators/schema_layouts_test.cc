@@ -82,6 +82,7 @@ std::map<std::string, std::vector<OperatorDef>> Calls() {
        {OperatorDef("resize").Name("rs").Arg("resize_x", 4.0).Arg("resize_y", 4.0),
         OperatorDef("crop_mirror_normalize").Name("cmn")}},
       {"rotate", {op("rotate").Arg("angle", 10.0)}},
+      {"sequence_rearrange", {op("sequence_rearrange").Arg("new_order", std::vector<int64_t>{0})}},
       {"warp_affine", {op("warp_affine").Arg("matrix", std::vector<double>{1, 0, 0, 0, 1, 0})}},
       {"testing.layout_required", {op("testing.layout_required")}},
       {"testing.layout_volumes", {op("testing.layout_volumes")}},
@@ -195,7 +196,7 @@ TEST(SchemaLayouts, SamplesThatDoNotFitTheLayoutAreRejectedWithTheOneMessage) {
 
 TEST(SchemaLayouts, MessagesListTheAcceptedLayouts) {
   EXPECT_EQ(ErrorMessage(OperatorDef("resize").Arg("resize_x", 4.0), {TensorShape{3, 4, 4}}, "CHW"),
-            "input 0 ('images') must have layout HWC, got 'CHW'");
+            "input 0 ('images') must have layout HWC (or FHWC), got 'CHW'");
   EXPECT_EQ(ErrorMessage(OperatorDef("equalize"), {TensorShape{2, 2, 2}}, "XYZ"),
             "input 0 ('images') must have layout HWC, CHW or HW (or FHWC, FCHW, FHW), got 'XYZ'");
   EXPECT_EQ(ErrorMessage(OperatorDef("color_space_conversion").Arg("image_type", std::string("RGB")).Arg("output_type", std::string("BGR")),
@@ -234,10 +235,10 @@ TEST(SchemaLayouts, SequencesAreAcceptedWhereDeclared) {
 }
 
 TEST(SchemaLayouts, SequencesAreRejectedWhereNotDeclared) {
-  EXPECT_EQ(ErrorMessage(OperatorDef("resize").Arg("resize_x", 4.0), {TensorShape{2, 4, 4, 3}}, "FHWC"),
+  EXPECT_EQ(ErrorMessage(OperatorDef("jitter"), {TensorShape{2, 4, 4, 3}}, "FHWC"),
             "input 0 ('images') must have layout HWC, got 'FHWC'");
-  EXPECT_EQ(ErrorMessage(OperatorDef("brightness_contrast"), {TensorShape{2, 4, 4, 3}}, "FHWC"),
-            "input 0 ('images') must have layout HWC, got 'FHWC'");
+  EXPECT_EQ(ErrorMessage(OperatorDef("jpeg_compression_distortion"), {TensorShape{2, 4, 4, 3}}, "FHWC"),
+            "input 0 ('input') must have layout HWC, got 'FHWC'");
   EXPECT_EQ(ErrorMessage(OperatorDef("random_resized_crop").Arg("size", std::vector<int64_t>{4}), {TensorShape{2, 3, 4, 4}}, "FCHW"),
             "input 0 ('images') must have layout HWC or CHW, got 'FCHW'");
   // Volumes only where declared: equalize takes sequences, not volumes.

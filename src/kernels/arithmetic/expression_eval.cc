@@ -39,18 +39,17 @@ inline void WrapArray(DType t, const int64_t* src, int64_t* dst, int n) {
   }
 }
 
-inline int64_t IFloorDiv(int64_t a, int64_t b) {
+// DALI's `//` and `%` of integers are C++'s: the quotient truncated toward zero, the remainder with
+// the dividend's sign (-7 // 2 == -3, -7 % 3 == -1; checked against DALI 2.4), not Python's floor.
+// A division by zero gives 0, and by -1 wraps instead of trapping.
+inline int64_t ITruncDiv(int64_t a, int64_t b) {
   if (b == 0) return 0;
   if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
+  return a / b;
 }
-inline int64_t IMod(int64_t a, int64_t b) {
+inline int64_t IRem(int64_t a, int64_t b) {
   if (b == 0 || b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
+  return a % b;
 }
 inline int64_t IPow(int64_t base, int64_t e) {
   if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
@@ -62,12 +61,6 @@ inline int64_t IPow(int64_t base, int64_t e) {
   }
   return static_cast<int64_t>(r);
 }
-inline double FMod(double a, double b) {
-  double r = std::fmod(a, b);
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
 template <typename T>
 inline void Load(const void* p, int64_t off, int n, bool scalar, bool as_float, int64_t* iv, double* fv) {
   const T* src = static_cast<const T*>(p) + (scalar ? 0 : off);
@@ -149,8 +142,9 @@ void Program::Impl::EvalChunk(const std::vector<const void*>& inputs, const std:
         case Op::kSub: SLUICE_F(x[k] - y[k]); break;
         case Op::kMul: SLUICE_F(x[k] * y[k]); break;
         case Op::kDiv: SLUICE_F(x[k] / y[k]); break;
-        case Op::kFloorDiv: SLUICE_F(std::floor(x[k] / y[k])); break;
-        case Op::kMod: SLUICE_F(FMod(x[k], y[k])); break;
+        // DALI's `//` of floating-point operands is the true quotient, `%` C's fmod (checked against DALI 2.4).
+        case Op::kFloorDiv: SLUICE_F(x[k] / y[k]); break;
+        case Op::kMod: SLUICE_F(std::fmod(x[k], y[k])); break;
         case Op::kPow: case Op::kFPow: SLUICE_F(std::pow(x[k], y[k])); break;
         case Op::kNeg: SLUICE_F(-x[k]); break;
         case Op::kEq: SLUICE_I(x[k] == y[k]); break;
@@ -192,8 +186,8 @@ void Program::Impl::EvalChunk(const std::vector<const void*>& inputs, const std:
         case Op::kAdd: SLUICE_I(SLUICE_U(u[k], v[k], +)); break;
         case Op::kSub: SLUICE_I(SLUICE_U(u[k], v[k], -)); break;
         case Op::kMul: SLUICE_I(SLUICE_U(u[k], v[k], *)); break;
-        case Op::kFloorDiv: SLUICE_I(IFloorDiv(u[k], v[k])); break;
-        case Op::kMod: SLUICE_I(IMod(u[k], v[k])); break;
+        case Op::kFloorDiv: SLUICE_I(ITruncDiv(u[k], v[k])); break;
+        case Op::kMod: SLUICE_I(IRem(u[k], v[k])); break;
         case Op::kPow: SLUICE_I(IPow(u[k], v[k])); break;
         case Op::kNeg: SLUICE_I(static_cast<int64_t>(0 - static_cast<uint64_t>(u[k]))); break;
         case Op::kEq: SLUICE_I(u[k] == v[k]); break;

@@ -1,38 +1,42 @@
 #include "kernels/audio/downmix.h"
 
 #include <cstring>
+#include <string>
 
 #include <sluice/error.h>
 
-#include "kernels/tensor/saturate_cast.h"
+#include "kernels/audio/normalized_convert.h"
 
 namespace sluice::kernels {
-namespace {
 
-template <typename T>
-void DownmixTyped(const T* in, int64_t frames, int channels, T* out) {
+void DownmixToMono(const float* in, int64_t frames, int channels, float* out) {
+  if (frames <= 0) return;
+  if (channels == 1) {
+    if (in != out) std::memmove(out, in, static_cast<size_t>(frames) * sizeof(float));
+    return;
+  }
+  const float weight = 1.0f / static_cast<float>(channels);
   for (int64_t t = 0; t < frames; ++t) {
-    const T* frame = in + t * channels;
-    double sum = 0;
-    for (int c = 0; c < channels; ++c) sum += static_cast<double>(frame[c]);
-    // Reads of frame t are done before out[t] (at or below frame t's first sample) is written.
-    out[t] = SaturateArithmetic<T>(sum / channels);
+    const float* frame = in + t * channels;
+    float sum = 0.0f;
+    for (int c = 0; c < channels; ++c) sum += frame[c] * weight;
+    out[t] = sum;  // frame t was read: out[t] is at or below its first sample
   }
 }
 
-}  // namespace
-
-void DownmixToMono(const void* in, DType type, int64_t frames, int channels, void* out) {
-  if (frames <= 0) return;
-  if (channels == 1) {
-    if (in != out) std::memmove(out, in, static_cast<size_t>(frames) * SizeOf(type));
-    return;
-  }
+void StoreNormalized(const float* in, int64_t n, DType type, void* out) {
   switch (type) {
-    case DType::kInt16: return DownmixTyped(static_cast<const int16_t*>(in), frames, channels, static_cast<int16_t*>(out));
-    case DType::kInt32: return DownmixTyped(static_cast<const int32_t*>(in), frames, channels, static_cast<int32_t*>(out));
-    case DType::kFloat32: return DownmixTyped(static_cast<const float*>(in), frames, channels, static_cast<float*>(out));
-    default: throw Error("downmixing takes int16, int32 or float32 samples, not " + std::string(ToString(type)));
+    case DType::kFloat32:
+      if (in != out) std::memmove(out, in, static_cast<size_t>(n) * sizeof(float));
+      return;
+    case DType::kInt16:
+      for (int64_t i = 0; i < n; ++i) static_cast<int16_t*>(out)[i] = ConvertNormalized<int16_t>(in[i]);
+      return;
+    case DType::kInt32:
+      for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(out)[i] = ConvertNormalized<int32_t>(in[i]);
+      return;
+    default:
+      throw Error("audio samples are stored as int16, int32 or float32, not " + std::string(ToString(type)));
   }
 }
 

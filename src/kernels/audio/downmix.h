@@ -1,18 +1,17 @@
 // Downmixing of interleaved multi-channel audio to one channel (DALI's decoders.audio and
-// readers.nemo_asr `downmix`): out[t] = the mean of in[t * channels + c] over the channels, with
-// equal weights, computed in double and rounded once to the type: float32 to nearest, int16 and
-// int32 to nearest even and saturated (the mean of integers never leaves their range, so this is
-// the exactly rounded mean). One channel copies.
-// Thread-safety: reentrant, no allocation. `in` holds frames * channels samples of `type` (kInt16,
-// kInt32 or kFloat32), `out` frames samples; out may be `in` itself (each out[t] is written after
-// in[t * channels ...] was read, and t <= t * channels), other overlaps are not allowed.
+// readers.nemo_asr `downmix`), with DALI's arithmetic: in float32, out[t] = sum over the channels
+// of in[t * channels + c] * (1.0f / channels), summed in channel order. Integer outputs are made as
+// DALI makes them: the decoded float samples are downmixed, then stored with StoreNormalized
+// (normalized_convert.h), so the mean of int16 samples 11585 and -6270 is 2657 (2657.5 * 32767 /
+// 32768, rounded), not 2658. One channel copies.
+// Thread-safety: reentrant, no allocation. `in` holds frames * channels floats, `out` frames; out
+// may be `in` itself (each out[t] is written after in[t * channels ...] was read, and t <= t *
+// channels), other overlaps are not allowed.
 #pragma once
 #include <cstdint>
 
-#include "sluice/dtype.h"
-
 namespace sluice::kernels {
 
-void DownmixToMono(const void* in, DType type, int64_t frames, int channels, void* out);
+void DownmixToMono(const float* in, int64_t frames, int channels, float* out);
 
 }  // namespace sluice::kernels

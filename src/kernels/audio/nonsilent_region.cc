@@ -11,7 +11,7 @@ namespace {
 // The accumulator of the squares: exact for 8/16-bit integers, else floating point (see the header).
 template <typename T>
 using SumOfSquares = std::conditional_t<std::is_integral_v<T> && sizeof(T) <= 2, int64_t,
-                                        std::conditional_t<std::is_integral_v<T>, double, float>>;
+                                        double>;
 
 template <typename T>
 SumOfSquares<T> Square(T v) {

@@ -9,9 +9,11 @@
 // window that is not silent to the end of the last one: begin = first such i, length = last - first
 // + window. Every window silent: {0, 0}. An all-zero signal with reference_max has reference 0 and
 // no silent window: {0, n} (as DALI). An empty signal: {0, 0}.
-// Arithmetic (DALI's, except 32/64-bit integers): 8/16-bit integers sum their squares exactly in
-// int64 (no reset needed); float32 and float64 in float32 with the resets; 32/64-bit integers in
-// double with the resets (DALI: float32, never reset). p[i] is the sum times float(1 / window).
+// Arithmetic: 8/16-bit integers sum their squares exactly in int64 (no reset needed); everything
+// else in double, recomputed from scratch every reset_interval windows. A float32 running sum would
+// drift: after a loud stretch its residue exceeds the threshold of the quiet samples that follow,
+// and a 0.45 s tone burst's region ran to the end of the signal (DALI 2.4 finds the burst; checked
+// against it, python/tests/test_dali_goldens_audio.py). p[i] is the sum times float(1 / window).
 // Thread-safety: reentrant, no allocation; `scratch` holds n floats (the p values).
 #pragma once
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "kernels/audio/resample.h"
 
+#include "kernels/audio/normalized_convert.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -24,17 +26,6 @@ constexpr int64_t kMaxTableTaps = int64_t{1} << 20;  // 4 MiB of floats
 constexpr int64_t kMinGridPhases = 256, kMaxGridPhases = 2048;
 
 bool IsWholeRate(double r) { return r >= 1 && r <= 2147483647.0 && std::floor(r) == r; }
-
-// DALI's ConvertSatNorm for one value: float as is, integers value * max(T), rounded to nearest
-// even, saturated.
-template <typename Out>
-inline Out ConvertNormalized(float v) {
-  if constexpr (std::is_same_v<Out, float>) {
-    return v;
-  } else {
-    return SaturateArithmetic<Out>(static_cast<double>(v) * static_cast<double>(std::numeric_limits<Out>::max()));
-  }
-}
 
 }  // namespace
 

@@ -16,7 +16,8 @@
 // (length - window_length) / window_step + 1 (C++ division, truncating toward zero; a result
 // <= 0 means the signal is too short). Layout of `out`: frequency-major (nfft/2+1 rows of
 // num_windows, DALI's "ft") or time-major (num_windows rows of nfft/2+1, "tf").
-// Thread-safety: reentrant given a RealFft per thread (it holds the frame); no allocation.
+// Thread-safety: reentrant given a RealFft per thread (it holds the frames); allocates only
+// PocketFFT's scratch of one transform per lane_count() windows (real_fft.h).
 #pragma once
 #include <cstdint>
 

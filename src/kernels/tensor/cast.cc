@@ -17,7 +17,7 @@ void Cast(const void* in, DType in_type, void* out, DType out_type, size_t n) {
       using To = decltype(out_tag);
       const From* s = static_cast<const From*>(in);
       To* d = static_cast<To*>(out);
-      for (size_t i = 0; i < n; ++i) d[i] = ConvertSaturate<To>(s[i]);
+      for (size_t i = 0; i < n; ++i) d[i] = CastValue<To>(s[i]);
     });
   });
 }

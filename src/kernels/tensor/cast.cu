@@ -14,7 +14,7 @@ __global__ void CastKernel(const CastDesc* __restrict__ descs) {
   const auto* in = static_cast<const From*>(d.in);
   auto* out = static_cast<To*>(d.out);
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += int64_t(gridDim.x) * blockDim.x)
-    out[i] = ConvertSat<To>(in[i]);
+    out[i] = CastSat<To>(in[i]);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // The saturating conversion of one arithmetic value, written once for the host and the device:
 // cast.h's ConvertSaturate (host, with sluice::float16) and cuda_common.cuh's ConvertSat (device,
 // with its Half) both come down to SaturateArithmetic, so the CPU and GPU `cast` cannot drift.
-//   - integer targets saturate; from floating point they round to nearest, ties to even; NaN -> 0;
+//   - integer targets saturate; from floating point they round to nearest, ties to even (the
+//     kernels' rule), or ties away from zero with Rounding::kTiesAway (DALI's CPU `cast`, checked
+//     against DALI 2.4: 0.5 -> 1, 2.5 -> 3, -2.5 -> -3); NaN -> 0;
 //   - bool targets are (v != 0); bool sources are 0/1;
 //   - floating-point targets take the value as C++ converts it.
 // float16 is not an arithmetic type here: each side widens it to float (source) or narrows a float
@@ -19,7 +21,10 @@
 
 namespace sluice::kernels {
 
-template <typename To, typename From>
+// How a floating-point value that lies halfway between two integers is rounded.
+enum class Rounding { kTiesToEven, kTiesAway };
+
+template <typename To, typename From, Rounding kRounding = Rounding::kTiesToEven>
 SLUICE_HOST_DEVICE inline To SaturateArithmetic(From v) {
   static_assert(std::is_arithmetic_v<To> && std::is_arithmetic_v<From>, "widen float16 before, narrow after");
   using Lim = std::numeric_limits<To>;
@@ -31,13 +36,14 @@ SLUICE_HOST_DEVICE inline To SaturateArithmetic(From v) {
     // Every 8- and 16-bit limit is exact in float, so float arithmetic gives the double path's result
     // without double math (slow on most GPUs, and on the CPU's vectorized tails).
     if (v != v) return To(0);
-    const float r = rintf(v);
+    const float r = kRounding == Rounding::kTiesAway ? roundf(v) : rintf(v);
     constexpr float lo = static_cast<float>(Lim::min()), hi = static_cast<float>(Lim::max());
     return static_cast<To>(r < lo ? lo : r > hi ? hi : r);
   } else if constexpr (std::is_floating_point_v<From>) {
     const double d = static_cast<double>(v);
     if (d != d) return To(0);
-    const double r = rint(d);  // ties to even (the default rounding mode; rint, unlike nearbyint, is one instruction)
+    // rint: ties to even (the default rounding mode; unlike nearbyint, one instruction); round: away.
+    const double r = kRounding == Rounding::kTiesAway ? round(d) : rint(d);
     // Compare in double: max() of 64-bit types is not exactly representable, hence >=.
     constexpr double hi = static_cast<double>(Lim::max());
     constexpr double lo = static_cast<double>(Lim::min());

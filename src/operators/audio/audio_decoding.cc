@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/audio/downmix.h"
+#include "kernels/audio/normalized_convert.h"
 #include "kernels/audio/resample.h"
 
 namespace sluice {
@@ -67,14 +68,11 @@ OutputDesc AudioDecoding::Setup(const std::vector<Sample>& samples, const std::v
       p.frames = p.info.frames;
       const double rate = p.info.sample_rate;
       if (clips) {
-        // DALI's rule (NeMo's offset and duration, in seconds): truncated to frames, cut at the end.
-        // Seconds * rate is floored after adding 1e-6 frames: a manifest that writes frames / rate
-        // (the usual form) must give those frames back, and 1% of such quotients times the rate
-        // land just below the integer (56023 / 16000 * 16000 = 56022.99...).
+        // DALI's rule (NeMo's offset and duration, in seconds): floor(seconds * rate) frames, cut at
+        // the end. A bare floor, as DALI 2.4 (checked against it): a duration written as frames / rate
+        // whose product lands just below the integer (about 1% of them) loses the last frame there too.
         const AudioClip& clip = (*clips)[static_cast<size_t>(i)];
-        const auto to_frames = [rate](double seconds) {
-          return static_cast<int64_t>(std::min(seconds * rate + 1e-6, 9e18));
-        };
+        const auto to_frames = [rate](double seconds) { return static_cast<int64_t>(std::min(seconds * rate, 9e18)); };
         if (clip.offset > 0) p.first_frame = to_frames(clip.offset);
         if (clip.duration >= 0) p.frames = to_frames(clip.duration);
         if (p.first_frame >= p.info.frames || p.frames > p.info.frames - p.first_frame)
@@ -121,17 +119,16 @@ void AudioDecoding::DecodeSample(std::span<const uint8_t> bytes, const SamplePla
     kernels::DecodeAudio(bytes, p.info, p.first_frame, p.frames, dtype_, out);
     return;
   }
-  if (!resample) {  // decoded in the output type, then averaged into the output
-    scratch.resize(static_cast<size_t>(p.frames * channels) * SizeOf(dtype_));
-    kernels::DecodeAudio(bytes, p.info, p.first_frame, p.frames, dtype_, scratch.data());
-    kernels::DownmixToMono(scratch.data(), dtype_, p.frames, channels, out);
-    return;
-  }
-  // Resampled: decoded as float (averaged in place), resampled into the output type.
+  // Downmixed or resampled: decoded as float and averaged in place (DALI's order and arithmetic,
+  // whatever the output type), then stored or resampled into the output type.
   scratch.resize(static_cast<size_t>(p.frames * channels) * sizeof(float));
   auto* f = reinterpret_cast<float*>(scratch.data());
   kernels::DecodeAudio(bytes, p.info, p.first_frame, p.frames, DType::kFloat32, f);
-  if (mix) kernels::DownmixToMono(f, DType::kFloat32, p.frames, channels, f);
+  if (mix) kernels::DownmixToMono(f, p.frames, channels, f);
+  if (!resample) {
+    kernels::StoreNormalized(f, p.frames, dtype_, out);
+    return;
+  }
   kernels::Resampler(p.info.sample_rate, p.out_rate, lobes_)
       .Resample(f, p.frames, mix ? 1 : channels, out, dtype_, p.out_frames);
 }

@@ -70,9 +70,10 @@ OpSchema& AddContrast(OpSchema& s) {
 }
 
 OpSchema& AddCommon(OpSchema& s) {
-  // DALI takes channel-last images only (HWC; sequences and volumes not yet).
-  return s.Input("images", "HWC images: uint8, int16, int32 or float32.",
-                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32}, InputLayouts{"HWC"})
+  // Channel-last images (HWC) and sequences of them (FHWC, frame by frame: pipeline/sequence_unfold.h).
+  return s.Input("images", "HWC images (or FHWC sequences): uint8, int16, int32 or float32.",
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence())
+      .UnfoldsSequences()
       .Output("output", "The adjusted images, same shape.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"),
            "Output type: uint8, int16, int32 or float32 (default: the input's). Integer results are rounded and "

@@ -74,7 +74,9 @@ OpSchema& ImageType(OpSchema& s) {
 }
 OpSchema& Common(OpSchema& s) {
   return s.Input("images", "RGB HWC images: uint8, int16, int32, float16 or float32.",
-                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16, DType::kFloat32}, InputLayouts{"HWC"})
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16, DType::kFloat32},
+                 InputLayouts{"HWC"}.AllowSequence())
+      .UnfoldsSequences()
       .Output("output", "The adjusted images, same shape.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"),
            "Output type: uint8, int16, int32, float16 or float32 (default: the input's). Integer results are rounded "

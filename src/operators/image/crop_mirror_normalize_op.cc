@@ -38,7 +38,9 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
   OpSchema s("crop_mirror_normalize");
   s.Doc("Crops, mirrors, normalizes (out = scale * (in - mean) / std + shift), changes the layout (HWC -> CHW) and "
         "casts, in one pass.")
-      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC images (or FHWC sequences: every frame of a sample cropped, mirrored and normalized "
+             "alike), uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .UnfoldsSequences()
       .Output("output", "Normalized images in output_layout.")
       .Arg("mirror", ArgType::kInt, int64_t{0}, "Mirror horizontally (per sample: 0 or 1).", true)
       .Range(0, 1)

@@ -33,7 +33,8 @@ class CropOp : public Operator {
 SLUICE_REGISTER_OPERATORS(RegisterCrop) {
   OpSchema crop("crop");
   crop.Doc("Crops HWC images to a window (crop, crop_pos_x, crop_pos_y).")
-      .Input("images", "HWC images of any type.")
+      .Input("images", "HWC images of any type (or FHWC sequences: every frame of a sample cropped alike).")
+      .UnfoldsSequences()
       .Output("cropped", "The cropped images.")
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"), "A window outside the image: error, pad or trim_to_shape.")
       .Enum({"error", "pad", "trim_to_shape"})

@@ -31,7 +31,8 @@ class FlipOp : public Operator {
 SLUICE_REGISTER_OPERATORS(RegisterFlip) {
   r.Register(OpSchema("flip")
                  .Doc("Flips HWC images horizontally and/or vertically.")
-                 .Input("images", "HWC images of any type.")
+                 .Input("images", "HWC images of any type (or FHWC sequences: every frame of a sample flipped alike).")
+                 .UnfoldsSequences()
                  .Output("flipped", "The flipped images.")
                  .Arg("horizontal", ArgType::kInt, int64_t{1}, "Flip horizontally (per sample: 0 or 1).", true)
                  .Range(0, 1)

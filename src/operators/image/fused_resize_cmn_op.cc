@@ -113,7 +113,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
                  .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
                       "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
                  .Input("images", "HWC images, uint8 or float32 (resize's input).", {DType::kUInt8, DType::kFloat32},
-                        InputLayouts{"HWC"})
+                        InputLayouts{"HWC"}.AllowSequence())
+                 .UnfoldsSequences()
                  .Output("output", "crop_mirror_normalize's output.")
                  .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")
                  .Arg(kArgInputsArg, ArgType::kStringList, std::nullopt,

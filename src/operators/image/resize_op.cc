@@ -62,7 +62,9 @@ SLUICE_REGISTER_OPERATORS(RegisterResize) {
   s.Doc("Resizes HWC images with separable resampling. Downscaling is antialiased by default (the filter widens with "
         "the scale, as in Pillow). Exactly one of resize_x/resize_y, size, resize_shorter or resize_longer sets the "
         "output size; a missing extent keeps the aspect ratio.")
-      .Input("images", "HWC images, uint8 or float32.", {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"})
+      .Input("images", "HWC images (or FHWC sequences, resized frame by frame), uint8 or float32.",
+             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence())
+      .UnfoldsSequences()
       .Output("resized", "Resized HWC images.")
       .Arg("resize_x", ArgType::kFloat, 0.0, "Output width; 0 derives it from resize_y. Negative flips.", true)
       .Arg("resize_y", ArgType::kFloat, 0.0, "Output height; 0 derives it from resize_x. Negative flips.", true)

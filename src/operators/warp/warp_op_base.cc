@@ -82,8 +82,9 @@ void WarpOpBase::RunSample(Workspace& ws, int i, int) {
 }
 
 OpSchema& AddWarpArgs(OpSchema& s) {
-  return s.Input("images", "HWC images, uint8 or float32, any number of channels.", {DType::kUInt8, DType::kFloat32},
-                 InputLayouts{"HWC"})
+  return s.Input("images", "HWC images (or FHWC sequences), uint8 or float32, any number of channels.",
+                 {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence())
+      .UnfoldsSequences()
       .Output("output", "The warped HWC images.")
       .Arg("size", ArgType::kFloatList, std::vector<double>{},
            "Output size (height, width), rounded; empty: the operator's default.", true)

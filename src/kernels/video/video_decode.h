@@ -1,0 +1,120 @@
+// Decoding frames of one video stream with FFmpeg (kernels/video/ffmpeg_library.h), from bytes in
+// memory (a custom AVIOContext: nothing is copied or written) or from a file.
+//
+// Frame numbers: frame k is the k-th frame a full decode of the stream outputs (presentation
+// order), as PyAV's container.decode(video=0) numbers them. VideoIndex lists every frame's
+// presentation timestamp from the packets (one demux pass, no decoding), so a clip starting at
+// frame k is found exactly for constant and variable frame rates alike: Decode seeks to the last
+// keyframe whose timestamp is at or before frame k's, checks that the demuxer really landed at or
+// before that keyframe (else it steps back one keyframe, then to the start of the stream), decodes
+// forward and identifies every output frame by its timestamp in the index -- container timestamps
+// are used as identities, never converted to frame numbers by a frame rate. Streams without
+// timestamps on every packet, or with repeated ones, are decoded from the start, counting frames.
+// Packets the container marks as discarded (edit lists) are not frames. Frames not requested
+// (before the first one requested, between strided ones) that no other frame refers to
+// (non-reference B-frames) are skipped, not decoded (AVDISCARD_NONREF): the decoded frames are the
+// same, bit for bit.
+//
+// Pixels: frames are converted by libswscale with SWS_BILINEAR and swscale's default colorspace
+// details (BT.601, the stream's range not applied), into a 16-byte aligned buffer -- exactly what
+// PyAV's VideoFrame.to_ndarray("rgb24" / "gray" / "yuv444p") does, hence bit-identical to it.
+// Display rotation metadata is not applied (nor is it by PyAV or DALI).
+//
+// Errors (sluice::Error; the caller adds the operator and the source): FFmpeg missing, input FFmpeg
+// cannot demux (truncated, no moov atom, unknown container), no video stream, a codec this FFmpeg
+// cannot decode, a frame size over max_pixels, zero frames, fewer frames than the container
+// declares (truncated file), a packet that cannot be read or decoded (naming the frame number), a
+// requested frame the decoder flags as corrupt (it concealed damaged data: AV_FRAME_FLAG_CORRUPT or
+// decode_error_flags), and a requested frame that does not come out of the decoder.
+//
+// Thread-safety: a VideoDecoder is used by one thread at a time; different ones are independent.
+// FFmpeg decodes single-threaded (thread_count = 1): parallelism is across samples.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+struct AVFormatContext;
+struct AVIOContext;
+struct AVCodecContext;
+struct AVFrame;
+struct AVPacket;
+struct SwsContext;
+
+namespace sluice::kernels {
+
+enum class VideoColor { kRGB, kYCbCr, kGray };
+inline int VideoChannels(VideoColor c) { return c == VideoColor::kGray ? 1 : 3; }
+
+// The default limit on one frame's pixels (width x height): 2^26 (8192 x 8192).
+inline constexpr int64_t kDefaultMaxVideoFramePixels = int64_t{1} << 26;
+
+struct VideoIndex {
+  int width = 0, height = 0;
+  std::string codec;          // FFmpeg's decoder name ("h264", "hevc", "vp9", "av1", "mpeg4", ...)
+  int64_t frames = 0;
+  bool by_timestamp = false;  // false: no usable timestamps, frames are counted from the start
+  int64_t tb_num = 0, tb_den = 1;  // the stream's time base
+  double fps = 0;                  // the stream's average frame rate (0: unknown)
+  std::vector<int64_t> pts;        // by_timestamp: each frame's timestamp, ascending
+  std::vector<int64_t> key_dts, key_pts;  // the keyframes' packet decode / presentation timestamps
+  // Frame k's time in seconds: its timestamp in the time base, else k / fps.
+  double Seconds(int64_t frame) const;
+};
+
+class VideoDecoder {
+ public:
+  // Opens encoded bytes held in memory (they must outlive the decoder) or a file.
+  static std::unique_ptr<VideoDecoder> FromMemory(std::span<const uint8_t> bytes, int64_t max_pixels);
+  static std::unique_ptr<VideoDecoder> FromFile(const std::string& path, int64_t max_pixels);
+  ~VideoDecoder();
+  VideoDecoder(const VideoDecoder&) = delete;
+  VideoDecoder& operator=(const VideoDecoder&) = delete;
+
+  // The stream's index: built by one demux pass at the first call, unless given by UseIndex (a
+  // reader indexes each file once and reuses it for every clip).
+  const VideoIndex& Index();
+  void UseIndex(std::shared_ptr<const VideoIndex> index);
+  std::shared_ptr<const VideoIndex> SharedIndex();
+
+  // Decodes `frames` (ascending, distinct, each < Index().frames) in `color`: frame frames[i]
+  // goes to dst(i), height x width x VideoChannels(color) bytes, rows packed.
+  void Decode(std::span<const int64_t> frames, VideoColor color, const std::function<uint8_t*(size_t)>& dst);
+
+ private:
+  VideoDecoder() = default;
+  void Open();
+  void Close();
+  void BuildIndex();
+  // One decoding pass starting at keyframe `key` (-1: the start of the stream); returns false
+  // when the demuxer landed after that keyframe (nothing decoded).
+  bool DecodePass(int64_t key, std::span<const int64_t> frames, VideoColor color,
+                  const std::function<uint8_t*(size_t)>& dst, std::vector<char>& done);
+  void Convert(const AVFrame* f, int64_t frame_number, VideoColor color, uint8_t* out);
+  int64_t FrameOfPts(int64_t pts) const;  // -1 when not a frame of the index
+
+  std::span<const uint8_t> bytes_;
+  std::string path_;
+  bool from_memory_ = false;
+  int64_t max_pixels_ = kDefaultMaxVideoFramePixels;
+  int64_t pos_ = 0;  // read position in bytes_
+  AVFormatContext* fmt_ = nullptr;
+  AVIOContext* avio_ = nullptr;
+  AVCodecContext* codec_ = nullptr;
+  AVFrame* frame_ = nullptr;
+  AVPacket* packet_ = nullptr;
+  SwsContext* sws_ = nullptr;
+  uint8_t* scratch_ = nullptr;  // av_malloc'd, 16-byte aligned rows (PyAV's layout)
+  size_t scratch_bytes_ = 0;
+  int stream_ = -1;
+  bool fresh_ = true;  // nothing read since Open
+  std::shared_ptr<const VideoIndex> index_;
+
+  friend int VideoReadPacket(void*, uint8_t*, int);
+  friend int64_t VideoSeek(void*, int64_t, int);
+};
+
+}  // namespace sluice::kernels
