@@ -40,13 +40,21 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", choices=["audio", "image", "tensor"])
+    ap.add_argument("family", choices=["audio", "image", "tensor", "detection"])
     args = ap.parse_args()
     import nvidia.dali
     from nvidia.dali import Pipeline, fn, types
 
     cases = load_cases(args.family)
     record = {"dali_version": np.array(nvidia.dali.__version__)}
+    if args.family == "detection":
+        xs = cases.inputs()
+        for i, x in enumerate(xs):
+            record[f"input/{i}"] = x
+        for name, build in cases.CASES.items():
+            record_outputs(record, name, run_case(fn, types, Pipeline, build, xs))
+        save(args.family, record, nvidia.dali.__version__)
+        return
     if args.family == "tensor":
         import nvidia.dali.math as math
 
