@@ -53,11 +53,12 @@ test-cpp: build-all
 test-python: build
 	PYTHONPATH=python $(PY) -m pytest python/tests -q -p no:cacheprovider
 
-# Memory soak at a small size: 5 epochs of 256 images; RSS must stay within 2% after epoch 2. Then the
+# Memory soak at a small size: 8 epochs of 256 images; after epoch 2 RSS may grow 0.5% per epoch
+# (median: a leak's rate) and 8% in all (an allocator step of one batch is not a leak). Then the
 # same with 2% corrupt files and on_error="replace" (the error log must name exactly those files).
 test-soak: build
 	bash scripts/make_sample_data.sh --force --classes 4 --per-class 64 --shard-size 128 build/soak_data > /dev/null
-	PYTHONPATH=python $(PY) -m sluice.tools.bench --soak --data build/soak_data --epochs 5 --batch-size 32 --no-progress
+	PYTHONPATH=python $(PY) -m sluice.tools.bench --soak --data build/soak_data --epochs 8 --batch-size 32 --no-progress
 	PYTHONPATH=python $(PY) scripts/soak_bad_data.py --data build/soak_data --epochs 5 --fraction 0.02
 
 # One clang build serves the ASan+UBSan tests and the libFuzzer targets: the library is compiled
