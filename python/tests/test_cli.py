@@ -278,3 +278,15 @@ def test_bench_reports_time_per_stage():
     assert fused["resize+normalize"] == 9.5 and fused["resize"] == 0.0 and fused["normalize"] == 0.0
     lines = format_stages({"train": {"stage_ms_per_batch": fused}}).splitlines()
     assert lines[0].split()[4:6] == ["decode", "resize+normalize"]
+
+
+def test_soak_verdict_tells_a_leak_from_one_allocator_step():
+    from sluice.tools.bench_measure import soak_verdict
+
+    # The CI run that failed the old single bound: one step of one batch buffer at epoch 4, then flat.
+    assert soak_verdict([306.4, 309.4, 311.0, 329.4, 332.6, 332.7, 332.7, 332.8], 0.02)[0]
+    # A leak of 2 MB per epoch (0.65% per epoch) fails, though it stays under the 8% in all.
+    assert not soak_verdict([306, 309, 311, 313, 315, 317, 319, 321], 0.02)[0]
+    # A flat run passes; a huge step fails on the total.
+    assert soak_verdict([306, 309, 309.5, 309.6, 309.6, 309.7, 309.7, 309.8], 0.02)[0]
+    assert not soak_verdict([306, 309, 400, 400, 400, 400, 400, 400], 0.02)[0]

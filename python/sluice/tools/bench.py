@@ -10,12 +10,11 @@ import argparse
 import glob
 import json
 import os
-import statistics
 import subprocess
 import sys
 
 from .bench_data import dataset_bytes, dataset_images, ensure_data, prepared_shards
-from .bench_measure import measure
+from .bench_measure import measure, soak_verdict
 from .bench_pipelines import ALL_PIPELINES
 from .bench_report import format_stages, format_table, median_result, plot, write_json
 
@@ -67,12 +66,8 @@ def main(argv=None):
         rss = r["rss_per_epoch_mb"]
         for i, v in enumerate(rss):
             print(f"epoch {i + 1}: RSS {v:.1f} MB")
-        # A leak grows every epoch; the allocator's high-water mark steps once (one more batch buffer
-        # when the consumer held a batch late, about 19 MB here) and stays. So the verdict is the median
-        # growth per epoch after the second (a leak's rate), with the total after epoch 2 bounded too.
-        per_epoch = statistics.median(b - a for a, b in zip(rss[1:], rss[2:])) / rss[1]
-        growth = (max(rss[1:]) - rss[1]) / rss[1]
-        verdict = "PASS" if per_epoch <= args.soak_limit / 4 and growth <= 4 * args.soak_limit else "FAIL"
+        passed, per_epoch, growth = soak_verdict(rss, args.soak_limit)
+        verdict = "PASS" if passed else "FAIL"
         print(f"soak: RSS growth per epoch after epoch 2 (median): {per_epoch * 100:+.2f}% "
               f"(limit {args.soak_limit * 25:.2f}%), in all {growth * 100:+.2f}% (limit {args.soak_limit * 400:.0f}%): "
               f"{verdict}")

@@ -32,6 +32,21 @@ def _tree_rss_bytes(pid: int) -> int:
     return total
 
 
+def soak_verdict(rss_per_epoch, limit):
+    """(passed, median growth per epoch after the second, growth in all after the second), fractions of
+    the second epoch's RSS. A leak grows every epoch; the allocator's high-water mark steps once (one
+    more batch buffer when a consumer held a batch late) and stays. So the median growth per epoch
+    must be at most limit / 4 and the growth in all at most 4 * limit; needs 4 epochs or more."""
+    rss = list(rss_per_epoch)
+    if len(rss) < 4:
+        raise ValueError("a soak needs at least 4 epochs")
+    steps = sorted(b - a for a, b in zip(rss[1:], rss[2:]))
+    mid = len(steps) // 2
+    per_epoch = (steps[mid] if len(steps) % 2 else (steps[mid - 1] + steps[mid]) / 2) / rss[1]
+    growth = (max(rss[1:]) - rss[1]) / rss[1]
+    return per_epoch <= limit / 4 and growth <= 4 * limit, per_epoch, growth
+
+
 def rss_bytes() -> int:
     return _tree_rss_bytes(os.getpid())
 
