@@ -13,8 +13,8 @@ trap 'rm -rf "$work"' EXIT
 
 # Seed corpora: real images for the decoders, small tars and index files for the readers,
 # fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser, fuzz/tfrecord_seeds/ for TFRecord framing, tf.Example and index parsing,
-# fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests.
-mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo"
+# fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests, fuzz/s3_seeds/ for S3 listings.
+mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo" "$work/s3"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -25,6 +25,7 @@ cp "$root"/fuzz/npy_seeds/* "$work/npy/"
 cp "$root"/fuzz/tfrecord_seeds/* "$work/tfrecord/"
 cp "$root"/fuzz/audio_seeds/* "$work/audio/"
 cp "$root"/fuzz/nemo_seeds/* "$work/nemo/"
+cp "$root"/fuzz/s3_seeds/* "$work/s3/"
 
 # Leaks inside third-party decoders, reported upstream (the file says which and why).
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -45,6 +46,7 @@ run_one() {
     fuzz_npy*) corpus="$work/npy" ;;
     fuzz_tfrecord*) corpus="$work/tfrecord" ;;
     fuzz_nemo*) corpus="$work/nemo" ;;
+    fuzz_s3*) corpus="$work/s3" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name" "$artifacts"
