@@ -340,6 +340,7 @@ def test_dead_server_errors_within_the_timeout_and_a_restart_resumes(local_data,
     error within the configured budget; restart it, and a new pipeline restored from the checkpoint
     continues with exactly the batches an uninterrupted run returns."""
     root, files = local_data
+    t0 = time.monotonic()
     server = SeaweedS3(tmp_path_factory.mktemp("weed_kill")).start()
     try:
         server.create_bucket("killme")
@@ -352,6 +353,7 @@ def test_dead_server_errors_within_the_timeout_and_a_restart_resumes(local_data,
         s3_env.setenv("SLUICE_STORAGE_CONNECT_TIMEOUT", "1")
         s3_env.setenv("SLUICE_STORAGE_DEADLINE", "6")
         list_path = "s3://killme/classes/list.txt"
+        print(f"setup took {time.monotonic() - t0:.1f} s")
         reference = run_all(file_list_pipe(list_path), 6)
 
         pipe = file_list_pipe(list_path, pipe_kw=dict(enable_checkpointing=True))
@@ -367,10 +369,13 @@ def test_dead_server_errors_within_the_timeout_and_a_restart_resumes(local_data,
         elapsed = time.monotonic() - t
         msg = str(e.value)
         assert "s3://killme/classes/" in msg and "attempts" in msg, msg
+        print(f"dead server: error after {elapsed:.1f} s: {msg}")
         assert elapsed < 20, elapsed  # the budget (6 s per request) plus the batches queued ahead
         del pipe
 
+        t = time.monotonic()
         server.start()
+        print(f"restart took {time.monotonic() - t:.1f} s")
         resumed = file_list_pipe(list_path, pipe_kw=dict(checkpoint=ckpt))
         resumed.build()
         rest = [[[np.array(o.at(i)) for i in range(len(o))] for o in resumed.run()] for _ in range(4)]
