@@ -382,3 +382,30 @@ def test_dead_server_errors_within_the_timeout_and_a_restart_resumes(local_data,
         assert_same_batches(rest, reference[2:6])
     finally:
         server.stop()
+
+
+def test_unresponsive_server_times_out_never_hangs(s3_env, s3):
+    """A server that accepts connections and never answers (a 60 s delay in the proxy): the read
+    gives up after attempts x SLUICE_STORAGE_TIMEOUT with curl's timeout named."""
+    proxy = FaultProxy(s3.port, latency=60)
+    try:
+        s3_env.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+        s3_env.setenv("SLUICE_STORAGE_TIMEOUT", "1")
+        s3_env.setenv("SLUICE_STORAGE_ATTEMPTS", "2")
+        t = time.monotonic()
+        with pytest.raises(sluice.SluiceError, match=r"s3://sluice-data/classes/list\.txt: Timeout was reached after 2 "
+                                                     r"attempts"):
+            run_all(file_list_pipe(f"{S3_BASE}/classes/list.txt"))
+        assert time.monotonic() - t < 6
+    finally:
+        proxy.stop()
+
+
+def test_wds2idx_reads_and_writes_s3(local_data, s3_env, s3):
+    from sluice import _sluice
+    root, _ = local_data
+    tar = f"{S3_BASE}/wds/shard-01.tar"
+    assert _sluice.wds_index(tar) == (root / "wds" / "shard-01.idx").read_bytes()
+    assert wds2idx_main([tar, "-o", f"{S3_BASE}/written/shard-01.idx", "--no-progress"]) == 0
+    assert _sluice.storage_read(f"{S3_BASE}/written/shard-01.idx") == (root / "wds" / "shard-01.idx").read_bytes()
+    assert _sluice.tfrecord_index(f"{S3_BASE}/tfr/part-0.tfrecord") == (root / "tfr" / "part-0.idx").read_bytes()
