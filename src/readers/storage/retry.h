@@ -20,8 +20,8 @@ struct StorageOptions {
   double connect_timeout_s = 10;    // SLUICE_STORAGE_CONNECT_TIMEOUT
   double stall_timeout_s = 15;      // SLUICE_STORAGE_STALL_TIMEOUT: no byte for this long ends a try
   double deadline_s = 120;          // SLUICE_STORAGE_DEADLINE: a request's whole budget, retries included
-  double base_backoff_s = 0.05;     // SLUICE_STORAGE_BACKOFF
-  double max_backoff_s = 5;
+  double base_backoff_s = 0.1;      // SLUICE_STORAGE_BACKOFF
+  double max_backoff_s = 10;
   int connections = 16;             // SLUICE_STORAGE_CONNECTIONS: parallel requests (process-wide pool)
   int64_t coalesce_gap = 256 << 10;  // SLUICE_STORAGE_COALESCE_GAP: neighbours this close share one GET
   int64_t max_request_bytes = 16 << 20;  // a coalesced GET is at most this long
