@@ -178,9 +178,12 @@ TEST(AwsConfig, EnvironmentAndProfiles) {
   EXPECT_EQ(c.key.region, "eu-west-1");
   EXPECT_EQ(c.endpoint, "http://127.0.0.1:9000");
   EXPECT_TRUE(c.path_style);
+  const auto shared = SharedAwsConfig();
+  EXPECT_EQ(SharedAwsConfig(), shared);  // unchanged environment: the same object
   setenv("AWS_ACCESS_KEY_ID", "AKENV", 1);
   setenv("AWS_SECRET_ACCESS_KEY", "secretenv", 1);
   EXPECT_EQ(LoadAwsConfig().key.access_key, "AKENV");
+  EXPECT_EQ(SharedAwsConfig()->key.access_key, "AKENV");  // a changed variable reloads
   setenv("AWS_PROFILE", "missing", 1);
   unsetenv("AWS_ACCESS_KEY_ID");
   try {

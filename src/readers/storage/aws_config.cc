@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mutex>
 
 #include <sluice/error.h>
 
@@ -101,6 +102,30 @@ AwsConfig LoadAwsConfig() {
     throw Error("SLUICE_S3_ADDRESSING must be 'path' or 'virtual', got '" + style + "'");
   }
   return c;
+}
+
+std::shared_ptr<const AwsConfig> SharedAwsConfig() {
+  static const char* const kVars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                                      "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+                                      "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",
+                                      "AWS_ENDPOINT_URL_S3", "SLUICE_S3_ADDRESSING", "HOME"};
+  std::string key;
+  for (const char* v : kVars) {
+    const char* value = std::getenv(v);
+    key.append(v).append(value ? "=" : "!").append(value ? value : "").push_back('\0');
+  }
+  static std::mutex mu;
+  static std::string cached_key;
+  static std::shared_ptr<const AwsConfig> cached;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (cached && key == cached_key) return cached;
+  }
+  auto config = std::make_shared<const AwsConfig>(LoadAwsConfig());
+  std::lock_guard<std::mutex> lock(mu);
+  cached_key = std::move(key);
+  cached = config;
+  return config;
 }
 
 }  // namespace sluice

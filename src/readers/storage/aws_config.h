@@ -9,6 +9,7 @@
 //   SLUICE_S3_ADDRESSING = "path" | "virtual": path-style (endpoint/bucket/key) is the default with
 //   a custom endpoint, virtual-hosted (bucket.endpoint/key) with AWS's.
 #pragma once
+#include <memory>
 #include <string>
 
 #include "readers/storage/sigv4.h"
@@ -25,5 +26,10 @@ struct AwsConfig {
 // Throws sluice::Error for an unreadable credentials file named by the environment or a malformed
 // endpoint. Never puts a secret into a message.
 AwsConfig LoadAwsConfig();
+
+// LoadAwsConfig's result, reused while the environment variables it reads are unchanged (the
+// files are read again only when one of them changes): readers.file fetches each file with its
+// own request object, and reading ~/.aws per file would cost more than the request. Thread-safe.
+std::shared_ptr<const AwsConfig> SharedAwsConfig();
 
 }  // namespace sluice

@@ -22,7 +22,7 @@ std::string RangeText(int64_t offset, size_t len) {
 }  // namespace
 
 RemoteObject::RemoteObject(const std::string& path, StorageOptions opt) : url_(ParseRemoteUrl(path)), opt_(opt) {
-  if (url_.scheme == UrlScheme::kS3) aws_ = std::make_shared<AwsConfig>(LoadAwsConfig());
+  if (url_.scheme == UrlScheme::kS3) aws_ = SharedAwsConfig();
 }
 
 HttpRequest RemoteObject::MakeRequest(const std::string& method,
