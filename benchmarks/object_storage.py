@@ -39,11 +39,14 @@ from objstore_servers import ACCESS_KEY, SECRET_KEY, FaultProxy, SeaweedS3  # no
 BUCKET = "bench"
 
 
-def train_pipe(tars, batch, threads, seed=42):
+def train_pipe(tars, batch, threads, seed=42, reader_only=False):
     pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=seed, prefetch_queue_depth=2)
     with pipe:
         jpg, cls = fn.readers.webdataset(paths=tars, index_paths=[t[:-4] + ".idx" for t in tars], ext=["jpg", "cls"],
                                          random_shuffle=True, initial_fill=1024, pad_last_batch=True, name="R")
+        if reader_only:
+            pipe.set_outputs(jpg, cls)
+            return pipe
         img = fn.decoders.image(jpg)
         img = fn.random_resized_crop(img, size=[224, 224])
         img = fn.crop_mirror_normalize(img, mirror=fn.random.coin_flip(), dtype=sluice.types.FLOAT,
@@ -53,19 +56,19 @@ def train_pipe(tars, batch, threads, seed=42):
     return pipe
 
 
-def one_epoch(tars, batch, threads):
+def one_epoch(tars, batch, threads, reader_only=False):
     """(images/s over the epoch after its first batch, labels in order, requests, samples)."""
     _sluice.reset_storage_counters()
-    pipe = train_pipe(tars, batch, threads)
+    pipe = train_pipe(tars, batch, threads, reader_only=reader_only)
     pipe.build()
     n = pipe.epoch_size("R")
     iters = -(-n // batch)
     labels = []
-    _, cls = pipe.run()
+    cls = pipe.run()[1]
     labels += [bytes(np.array(cls.at(i))) for i in range(len(cls))]
     t = time.perf_counter()
     for _ in range(iters - 1):
-        _, cls = pipe.run()
+        cls = pipe.run()[1]
         labels += [bytes(np.array(cls.at(i))) for i in range(len(cls))]
     dt = time.perf_counter() - t
     counters = _sluice.storage_counters()
@@ -81,6 +84,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--latency-ms", type=float, default=20)
     ap.add_argument("--json")
+    ap.add_argument("--reader-only", action="store_true",
+                    help="also time the reader alone (no decoding): how fast each source delivers samples")
     args = ap.parse_args()
     local = sorted(glob.glob(os.path.join(args.data, "wds", "*.tar")))
     if not local:
@@ -101,6 +106,7 @@ def main():
         configs = [("local files", local, server.endpoint), ("local S3 (SeaweedFS)", remote, server.endpoint),
                    (f"S3 + {args.latency_ms:g} ms/request", remote, proxy.endpoint)]
         rates = {name: [] for name, _, _ in configs}
+        read_rates = {name: [] for name, _, _ in configs}
         one_epoch(local, args.batch, args.threads)  # warm-up (page cache, first-use costs), not counted
         reqs = {}
         reference = None
@@ -116,6 +122,12 @@ def main():
                 reqs[name] = (counters["requests"] / samples, counters["retries"], counters["bytes"] / samples)
                 print(f"  run {rep + 1} {name:28s} {rate:7.1f} images/s, {counters['requests']} requests",
                       file=sys.stderr)
+                if args.reader_only:
+                    read_rate, read_labels, _, _ = one_epoch(tars, args.batch, args.threads, reader_only=True)
+                    if read_labels != reference:
+                        sys.exit(f"{name}: the reader alone returned other labels")
+                    read_rates[name].append(read_rate)
+                    print(f"  run {rep + 1} {name:28s} {read_rate:7.1f} samples/s (reader alone)", file=sys.stderr)
     finally:
         if proxy:
             proxy.stop()
@@ -124,16 +136,21 @@ def main():
     base = statistics.median(rates["local files"])
     print(f"\nTrain input, {len(reference)} samples/epoch, batch {args.batch}, {args.threads} threads, "
           f"median of {args.repeat} epochs (same labels in the same order in every configuration):\n")
-    print(f"| source | images/s | vs local | HTTP requests / sample | bytes / sample |")
-    print(f"|---|---:|---:|---:|---:|")
+    ro = args.reader_only
+    print("| source | train images/s | vs local | all epochs |" + (" reader alone, samples/s |" if ro else "") +
+          " HTTP requests / sample | bytes / sample |")
+    print("|---|---:|---:|---|" + ("---:|" if ro else "") + "---:|---:|")
     result = {}
     for name in rates:
         med = statistics.median(rates[name])
         rps, retries, bps = reqs[name]
         shown = "-" if name == "local files" else f"{rps:.2f}"
         shown_b = "-" if name == "local files" else f"{bps / 1024:.0f} KiB"
-        print(f"| {name} | {med:.0f} | {med / base:.2f}x | {shown} | {shown_b} |")
+        runs = ", ".join(f"{r:.0f}" for r in rates[name])
+        reader = f" {statistics.median(read_rates[name]):.0f} |" if ro else ""
+        print(f"| {name} | {med:.0f} | {med / base:.2f}x | {runs} |{reader} {shown} | {shown_b} |")
         result[name] = {"images_per_s": rates[name], "median": med, "ratio_vs_local": med / base,
+                        "reader_alone_samples_per_s": read_rates[name],
                         "requests_per_sample": rps, "retries": retries, "bytes_per_sample": bps}
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
