@@ -409,3 +409,20 @@ def test_wds2idx_reads_and_writes_s3(local_data, s3_env, s3):
     assert wds2idx_main([tar, "-o", f"{S3_BASE}/written/shard-01.idx", "--no-progress"]) == 0
     assert _sluice.storage_read(f"{S3_BASE}/written/shard-01.idx") == (root / "wds" / "shard-01.idx").read_bytes()
     assert _sluice.tfrecord_index(f"{S3_BASE}/tfr/part-0.tfrecord") == (root / "tfr" / "part-0.idx").read_bytes()
+
+
+def test_http_server_without_range_support(local_data, tmp_path):
+    """Python's stock SimpleHTTPRequestHandler ignores Range (200, the whole file): the member is
+    cut out of the full answer and the batches are still the local ones."""
+    import http.server
+    import threading
+    root, _ = local_data
+    srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), lambda *a, **kw: http.server.SimpleHTTPRequestHandler(*a, directory=str(root), **kw))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        assert_same_batches(run_all(wds_train(url)), run_all(wds_train(str(root))))
+    finally:
+        srv.shutdown()
+        srv.server_close()

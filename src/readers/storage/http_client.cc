@@ -50,6 +50,8 @@ struct Transfer {
   CURL* h;
   bool status_known = false;
   size_t skip = 0;
+  bool full_answer = false;  // a 200 to a ranged read into a buffer: only [skip, skip + cap) is kept
+  bool done_early = false;   // ... and that part has arrived: the transfer was stopped on purpose
   bool overflow = false;
 };
 
@@ -78,7 +80,10 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   if (!t->status_known) {
     curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &t->result->status);
     t->status_known = true;
-    if (t->result->status == 200) t->skip = t->body->skip_if_full;
+    if (t->result->status == 200 && t->body->dst) {
+      t->skip = t->body->skip_if_full;
+      t->full_answer = true;
+    }
   }
   const long st = t->result->status;
   if (st < 200 || st >= 300) {
@@ -95,6 +100,17 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   if (t->body->str) {
     t->body->str->append(data, len);
   } else if (len) {
+    if (t->full_answer) {  // a server ignoring Range: keep the asked-for part, then stop
+      len = std::min(len, t->body->cap - t->result->received);
+      std::memcpy(t->body->dst + t->result->received, data, len);
+      t->result->received += len;
+      g_bytes.fetch_add(static_cast<int64_t>(len), std::memory_order_relaxed);
+      if (t->result->received == t->body->cap) {
+        t->done_early = true;
+        return 0;  // stops the transfer (CURLE_WRITE_ERROR, taken as success below)
+      }
+      return size * n;
+    }
     if (!t->body->dst || t->result->received + len > t->body->cap) {
       t->overflow = true;
       return 0;  // aborts the transfer (CURLE_WRITE_ERROR)
@@ -158,7 +174,7 @@ HttpResult HttpPerformOnce(const HttpRequest& req, const HttpBody& body, const S
   result.status = status;
   if (t.overflow) {
     result.transport_error = "the server sent more bytes than asked for";
-  } else if (rc != CURLE_OK) {
+  } else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.done_early)) {
     result.transport_error = curl_easy_strerror(rc);
   }
   return result;

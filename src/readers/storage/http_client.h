@@ -22,8 +22,9 @@ struct HttpRequest {
 };
 
 // Where a response body goes: a string, or a caller's buffer of exactly `cap` bytes (a ranged
-// read). For a buffer, a 200 answer to a ranged request (a server ignoring Range) is accepted by
-// skipping `skip_if_full` bytes first.
+// read). For a buffer, a 200 answer to a ranged request (a server ignoring Range) is accepted: its
+// first `skip_if_full` bytes are skipped, the next `cap` kept, and the transfer stopped there (the
+// connection is not reused; such a server costs a download from the start of the file per read).
 struct HttpBody {
   std::string* str = nullptr;
   uint8_t* dst = nullptr;
