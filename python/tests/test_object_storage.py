@@ -426,3 +426,29 @@ def test_http_server_without_range_support(local_data, tmp_path):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def _child_reads(list_path, queue):
+    try:
+        batches = run_all(file_list_pipe(list_path), 2)
+        queue.put(sum(len(b[0]) for b in batches))
+    except BaseException as e:  # reported to the parent
+        queue.put(repr(e))
+
+
+def test_a_forked_process_reads_with_its_own_connection_pool(s3_env):
+    """After the parent used the network pool, a fork()ed child (a DataLoader worker) reads too:
+    it does not wait on the parent's threads, which it does not have."""
+    import multiprocessing
+    list_path = f"{S3_BASE}/classes/list.txt"
+    assert len(run_all(file_list_pipe(list_path), 1)[0][0]) == BATCH
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_reads, args=(list_path, q))
+    p.start()
+    p.join(60)
+    alive = p.is_alive()
+    if alive:
+        p.kill()
+    assert not alive, "the forked child hung"
+    assert q.get(timeout=5) == 2 * BATCH

@@ -1,5 +1,7 @@
 #include "readers/storage/storage.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -17,11 +19,19 @@ namespace {
 
 // The pool the network requests run on: its threads keep their connections between batches.
 // Created at first use with SLUICE_STORAGE_CONNECTIONS threads; never pinned to CPUs (they wait
-// on the network). ThreadPool runs one loop at a time: two readers' batches take turns.
+// on the network). ThreadPool runs one loop at a time: two readers' batches take turns. A process
+// forked after the pool started (DataLoader workers) has none of its threads: it makes its own. The
+// pools are never destroyed (a forked child's copy cannot be joined), so none is torn down while a
+// reader's loader thread may still use it at exit.
 ThreadPool& NetworkPool(int threads) {
-  static std::once_flag once;
-  static std::unique_ptr<ThreadPool> pool;
-  std::call_once(once, [&] { pool = std::make_unique<ThreadPool>(threads, /*set_affinity=*/false); });
+  static std::mutex mu;
+  static ThreadPool* pool = nullptr;
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!pool || owner != ::getpid()) {
+    pool = new ThreadPool(threads, /*set_affinity=*/false);
+    owner = ::getpid();
+  }
   return *pool;
 }
 
