@@ -452,3 +452,31 @@ def test_a_forked_process_reads_with_its_own_connection_pool(s3_env):
         p.kill()
     assert not alive, "the forked child hung"
     assert q.get(timeout=5) == 2 * BATCH
+
+
+def test_https_with_a_private_ca(local_data, tmp_path, monkeypatch):
+    """https:// through the same range server wrapped in TLS, its certificate from a CA of our own:
+    refused without SLUICE_STORAGE_CA_BUNDLE (certificate check), read with it."""
+    import shutil
+    import ssl
+    import subprocess
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a certificate")
+    root, _ = local_data
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    server = RangeHTTPServer(root)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(str(cert), str(key))
+    server.httpd.socket = ctx.wrap_socket(server.httpd.socket, server_side=True)
+    try:
+        url = f"https://127.0.0.1:{server.port}"
+        monkeypatch.setenv("SLUICE_STORAGE_ATTEMPTS", "2")
+        with pytest.raises(sluice.SluiceError, match=r"https://127\.0\.0\.1:\d+/wds/shard-00\.tar.*(SSL|certificate)"):
+            run_all(wds_train(url))
+        monkeypatch.setenv("SLUICE_STORAGE_CA_BUNDLE", str(cert))
+        assert_same_batches(run_all(wds_train(url)), run_all(wds_train(str(root))))
+    finally:
+        server.stop()

@@ -156,7 +156,8 @@ HttpResult HttpPerformOnce(const HttpRequest& req, const HttpBody& body, const S
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(opt.stall_timeout_s));
   curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, nullptr);  // byte ranges are of the stored bytes
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, nullptr);
+  if (!opt.ca_bundle.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, opt.ca_bundle.c_str());  // byte ranges are of the stored bytes
   if (req.method == "HEAD") {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (req.method == "PUT") {

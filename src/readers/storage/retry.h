@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <random>
+#include <string>
 
 namespace sluice {
 
@@ -26,6 +27,7 @@ struct StorageOptions {
   int64_t coalesce_gap = 256 << 10;  // SLUICE_STORAGE_COALESCE_GAP: neighbours this close share one GET
   int64_t max_request_bytes = 16 << 20;  // a coalesced GET is at most this long
   int64_t block_bytes = 1 << 20;    // RemoteSource's cached block for small sequential reads
+  std::string ca_bundle;            // SLUICE_STORAGE_CA_BUNDLE: PEM file of the CAs https:// trusts (else the system's)
 };
 
 // Defaults overridden by the environment; throws sluice::Error naming a malformed variable.
