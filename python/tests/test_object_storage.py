@@ -480,3 +480,32 @@ def test_https_with_a_private_ca(local_data, tmp_path, monkeypatch):
         assert_same_batches(run_all(wds_train(url)), run_all(wds_train(str(root))))
     finally:
         server.stop()
+
+
+def test_block_cache_streams_shards_in_few_requests(local_data, s3_env, s3):
+    """SLUICE_STORAGE_CACHE_BYTES: the shards are read in large blocks that the shuffled batches
+    share; same batches, far fewer requests than one per sample, and still the same batches with
+    4 KiB blocks (members spanning blocks) through 503s and dropped connections."""
+    from sluice import _sluice
+    root, _ = local_data
+    local = run_all(wds_train(str(root)))
+    s3_env.setenv("SLUICE_STORAGE_COALESCE_GAP", "0")  # the tiny test shards would otherwise be one GET a batch
+    _sluice.reset_storage_counters()
+    assert_same_batches(run_all(wds_train(S3_BASE)), local)
+    per_sample = _sluice.storage_counters()["requests"]
+    s3_env.setenv("SLUICE_STORAGE_CACHE_BYTES", str(32 << 20))
+    s3_env.setenv("SLUICE_STORAGE_CACHE_BLOCK", str(16 << 10))
+    _sluice.reset_storage_counters()
+    assert_same_batches(run_all(wds_train(S3_BASE)), local)
+    cached = _sluice.storage_counters()["requests"]
+    print(f"requests: {per_sample} without the cache, {cached} with 16 KiB blocks")
+    assert cached < per_sample / 2, (cached, per_sample)
+    proxy = FaultProxy(s3.port, error_rate=0.10, drop_rate=0.05, seed=5)
+    try:
+        s3_env.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+        s3_env.setenv("SLUICE_STORAGE_BACKOFF", "0.01")
+        s3_env.setenv("SLUICE_STORAGE_CACHE_BLOCK", str(4 << 10))  # other keys: not served from the cache
+        assert_same_batches(run_all(wds_train(S3_BASE)), local)
+        assert proxy.stats["503"] > 0
+    finally:
+        proxy.stop()

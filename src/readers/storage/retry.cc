@@ -34,6 +34,9 @@ StorageOptions StorageOptionsFromEnv() {
   o.connections = static_cast<int>(EnvDouble("SLUICE_STORAGE_CONNECTIONS", o.connections, 1));
   o.coalesce_gap = static_cast<int64_t>(EnvDouble("SLUICE_STORAGE_COALESCE_GAP", static_cast<double>(o.coalesce_gap), 0));
   o.connections = std::min(o.connections, 256);
+  o.cache_bytes = static_cast<int64_t>(EnvDouble("SLUICE_STORAGE_CACHE_BYTES", 0, 0));
+  o.cache_block_bytes = static_cast<int64_t>(
+      EnvDouble("SLUICE_STORAGE_CACHE_BLOCK", static_cast<double>(o.cache_block_bytes), 4096));
   if (const char* ca = std::getenv("SLUICE_STORAGE_CA_BUNDLE")) o.ca_bundle = ca;
   return o;
 }

@@ -27,6 +27,8 @@ struct StorageOptions {
   int64_t coalesce_gap = 256 << 10;  // SLUICE_STORAGE_COALESCE_GAP: neighbours this close share one GET
   int64_t max_request_bytes = 16 << 20;  // a coalesced GET is at most this long
   int64_t block_bytes = 1 << 20;    // RemoteSource's cached block for small sequential reads
+  int64_t cache_bytes = 0;          // SLUICE_STORAGE_CACHE_BYTES: block cache (block_cache.h), 0: off
+  int64_t cache_block_bytes = 8 << 20;  // SLUICE_STORAGE_CACHE_BLOCK
   std::string ca_bundle;            // SLUICE_STORAGE_CA_BUNDLE: PEM file of the CAs https:// trusts (else the system's)
 };
 

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 
 #include <sluice/error.h>
 
 #include "core/thread_pool.h"
+#include "readers/storage/block_cache.h"
 #include "readers/storage/remote_source.h"
 
 namespace sluice {
@@ -50,6 +52,90 @@ struct Group {
   size_t first, last;
   int64_t begin, end;
 };
+
+std::string BlockKey(const RemoteSource* src, int64_t block_bytes, int64_t index) {
+  return src->object().path() + "#" + std::to_string(src->size()) + "#" + std::to_string(block_bytes) + "#" +
+         std::to_string(index);
+}
+
+// ReadRanges with the block cache (block_cache.h): the blocks the batch needs and one past the
+// furthest one per object are fetched in parallel if absent, then the reads are copied out of
+// them. Returns false (nothing done) when the batch alone needs more than the cache holds.
+bool ReadThroughBlockCache(std::vector<RangeRead>& reads, const std::vector<size_t>& remote,
+                           const StorageOptions& opt) {
+  const int64_t bs = opt.cache_block_bytes;
+  struct Need {
+    const RemoteSource* src;
+    int64_t index;
+    BlockCache::Block block;
+    std::string error;
+  };
+  std::vector<Need> needs;
+  std::map<std::pair<const RemoteSource*, int64_t>, size_t> where;
+  std::map<const RemoteSource*, int64_t> furthest;
+  auto need = [&](const RemoteSource* src, int64_t index) {
+    if (index * bs >= src->size()) return;
+    if (where.emplace(std::make_pair(src, index), needs.size()).second) needs.push_back({src, index, nullptr, ""});
+  };
+  for (size_t k : remote) {
+    const RangeRead& r = reads[k];
+    const auto* src = static_cast<const RemoteSource*>(r.source);
+    if (r.offset < 0 || r.offset + static_cast<int64_t>(r.size) > src->size()) continue;  // ReadAt's error below
+    const int64_t last = (r.offset + static_cast<int64_t>(r.size) - 1) / bs;
+    for (int64_t b = r.offset / bs; b <= last; ++b) need(src, b);
+    int64_t& f = furthest[src];
+    f = std::max(f, last);
+  }
+  for (const auto& [src, f] : furthest) need(src, f + 1);  // read-ahead: the next block of the stream
+  if (static_cast<int64_t>(needs.size()) * bs > opt.cache_bytes) return false;
+  BlockCache& cache = BlockCache::Instance();
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < needs.size(); ++i) {
+    needs[i].block = cache.Get(BlockKey(needs[i].src, bs, needs[i].index));
+    if (!needs[i].block) missing.push_back(i);
+  }
+  NetworkPool(opt.connections).ParallelFor(static_cast<int>(missing.size()), [&](int m, int) {
+    Need& n = needs[missing[static_cast<size_t>(m)]];
+    try {
+      const int64_t begin = n.index * bs;
+      auto block = std::make_shared<std::string>(static_cast<size_t>(std::min(bs, n.src->size() - begin)), '\0');
+      n.src->object().ReadRange(begin, block->size(), block->data());
+      n.block = block;
+      cache.Put(BlockKey(n.src, bs, n.index), n.block, opt.cache_bytes);
+    } catch (const std::exception& e) {
+      const Error* se = dynamic_cast<const Error*>(&e);
+      n.error = se ? se->message() : e.what();
+    }
+  });
+  for (size_t k : remote) {
+    RangeRead& r = reads[k];
+    const auto* src = static_cast<const RemoteSource*>(r.source);
+    if (r.offset < 0 || r.offset + static_cast<int64_t>(r.size) > src->size()) {
+      try {
+        src->CheckInside(r.offset, r.offset + static_cast<int64_t>(r.size));
+      } catch (const Error& e) {
+        r.error = e.message();
+      }
+      continue;
+    }
+    auto* out = static_cast<uint8_t*>(r.dst);
+    int64_t pos = r.offset;
+    const int64_t end = r.offset + static_cast<int64_t>(r.size);
+    while (pos < end) {
+      const Need& n = needs[where.at({src, pos / bs})];
+      if (!n.error.empty()) {
+        r.error = n.error;
+        break;
+      }
+      const int64_t in_block = pos - n.index * bs;
+      const int64_t len = std::min(end - pos, static_cast<int64_t>(n.block->size()) - in_block);
+      std::memcpy(out, n.block->data() + in_block, static_cast<size_t>(len));
+      out += len;
+      pos += len;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -98,6 +184,7 @@ void ReadRanges(std::vector<RangeRead>& reads) {
   });
   const auto* first = static_cast<const RemoteSource*>(reads[remote[0]].source);
   const StorageOptions& opt = first->object().options();
+  if (opt.cache_bytes > 0 && ReadThroughBlockCache(reads, remote, opt)) return;
   std::vector<Group> groups;
   for (size_t k = 0; k < remote.size(); ++k) {
     const RangeRead& r = reads[remote[k]];
