@@ -1,6 +1,7 @@
 """Training from object storage: train images/s from the sample set's WebDataset shards read from
 local files, from a local S3 server (SeaweedFS), and from the same server through a proxy that adds
-20 ms to every request (a far-away bucket); plus the HTTP requests per sample. One run, the three
+20 ms to every request (a far-away bucket), without and with the block cache
+(SLUICE_STORAGE_CACHE_BYTES); plus the HTTP requests per sample. One run, the three
 side by side, interleaved (local, s3, s3+latency, local, ...) so the shared machine's load hits
 them alike; medians of --repeat epochs.
 
@@ -14,7 +15,8 @@ is ResNet-50's train input: readers.webdataset (random_shuffle, initial_fill 102
 decoders.image -> random_resized_crop 224 -> crop_mirror_normalize (mirror coin flip, float, CHW),
 prefetch_queue_depth 2; the three configurations are checked to return the same labels in the
 same order (same seed). Requests per sample come from Sluice's own counters (_sluice.storage_counters:
-every try, retries included), HEADs and index GETs of the pipeline's start included.
+every try, retries included), HEADs and index GETs of the pipeline's start included. The block
+cache is emptied before every epoch, so each one streams the shards from the server again.
 """
 import argparse
 import glob
@@ -59,6 +61,7 @@ def train_pipe(tars, batch, threads, seed=42, reader_only=False):
 def one_epoch(tars, batch, threads, reader_only=False):
     """(images/s over the epoch after its first batch, labels in order, requests, samples)."""
     _sluice.reset_storage_counters()
+    _sluice.clear_storage_cache()  # every epoch streams from the server: nothing kept from the last one
     pipe = train_pipe(tars, batch, threads, reader_only=reader_only)
     pipe.build()
     n = pipe.epoch_size("R")
@@ -84,6 +87,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--latency-ms", type=float, default=20)
     ap.add_argument("--json")
+    ap.add_argument("--cache-mib", type=int, default=256,
+                    help="the block cache of the fourth configuration (SLUICE_STORAGE_CACHE_BYTES, 8 MiB blocks)")
     ap.add_argument("--reader-only", action="store_true",
                     help="also time the reader alone (no decoding): how fast each source delivers samples")
     args = ap.parse_args()
@@ -103,16 +108,19 @@ def main():
         remote = [f"s3://{BUCKET}/wds/{os.path.basename(t)}" for t in local]
         os.environ.update(AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY,
                           AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_CONFIG_FILE="/nonexistent")
-        configs = [("local files", local, server.endpoint), ("local S3 (SeaweedFS)", remote, server.endpoint),
-                   (f"S3 + {args.latency_ms:g} ms/request", remote, proxy.endpoint)]
-        rates = {name: [] for name, _, _ in configs}
-        read_rates = {name: [] for name, _, _ in configs}
+        cache = str(args.cache_mib << 20)
+        configs = [("local files", local, server.endpoint, "0"), ("local S3 (SeaweedFS)", remote, server.endpoint, "0"),
+                   (f"S3 + {args.latency_ms:g} ms/request", remote, proxy.endpoint, "0"),
+                   (f"S3 + {args.latency_ms:g} ms, {args.cache_mib} MiB block cache", remote, proxy.endpoint, cache)]
+        rates = {name: [] for name, _, _, _ in configs}
+        read_rates = {name: [] for name, _, _, _ in configs}
         one_epoch(local, args.batch, args.threads)  # warm-up (page cache, first-use costs), not counted
         reqs = {}
         reference = None
         for rep in range(args.repeat):
-            for name, tars, endpoint in configs:
+            for name, tars, endpoint, cache_bytes in configs:
                 os.environ["AWS_ENDPOINT_URL"] = endpoint
+                os.environ["SLUICE_STORAGE_CACHE_BYTES"] = cache_bytes
                 rate, labels, counters, samples = one_epoch(tars, args.batch, args.threads)
                 if reference is None:
                     reference = labels

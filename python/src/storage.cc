@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
+#include "readers/storage/block_cache.h"
 #include "readers/storage/http_client.h"
 #include "readers/storage/storage.h"
 
@@ -35,6 +36,8 @@ void BindStorage(nb::module_& m) {
     return std::map<std::string, int64_t>{{"requests", c.requests}, {"retries", c.retries}, {"bytes", c.bytes}};
   }, "HTTP requests sent (retries included), retries, and body bytes received since the last reset.");
   m.def("reset_storage_counters", &ResetHttpCounters);
+  m.def("clear_storage_cache", [] { BlockCache::Instance().Clear(); },
+        "Drops the blocks SLUICE_STORAGE_CACHE_BYTES's cache holds.");
 }
 
 }  // namespace sluice::python

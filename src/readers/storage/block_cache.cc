@@ -28,4 +28,11 @@ void BlockCache::Put(const std::string& key, Block block, int64_t capacity) {
   }
 }
 
+void BlockCache::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  lru_.clear();
+  index_.clear();
+  bytes_ = 0;
+}
+
 }  // namespace sluice

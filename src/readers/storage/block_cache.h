@@ -24,6 +24,8 @@ class BlockCache {
   // nullptr if absent. `key` names the object and the block ("s3://b/k#size#block_bytes#index").
   Block Get(const std::string& key);
   void Put(const std::string& key, Block block, int64_t capacity);
+  // Drops every block (benchmarks: each epoch then streams from the server again).
+  void Clear();
 
  private:
   std::mutex mu_;
