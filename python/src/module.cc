@@ -43,4 +43,5 @@ NB_MODULE(_sluice, m) {
   BindPipeline(m);
   BindWdsIndex(m);
   BindTfRecordIndex(m);
+  BindStorage(m);
 }

@@ -4,7 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
-#include "readers/file_source.h"
+#include "readers/storage/storage.h"
 #include "readers/tfrecord_format.h"
 
 namespace sluice::python {
@@ -16,8 +16,8 @@ nb::bytes TfRecordIndex(const std::string& path, bool check_data) {
   std::string text;
   {
     nb::gil_scoped_release release;
-    const FileSource file(path, /*use_mmap=*/false, /*read_ahead=*/false);
-    text = WriteTfRecordIndex(ScanTfRecords(file, check_data));
+    const std::unique_ptr<ByteSource> file = OpenByteSource(path, /*use_mmap=*/false, /*read_ahead=*/false);
+    text = WriteTfRecordIndex(ScanTfRecords(*file, check_data));
   }
   return nb::bytes(text.data(), text.size());
 }

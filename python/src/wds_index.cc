@@ -4,7 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
-#include "readers/file_source.h"
+#include "readers/storage/storage.h"
 #include "readers/tar_parser.h"
 #include "readers/wds_index.h"
 
@@ -12,7 +12,9 @@ namespace sluice::python {
 namespace {
 
 nb::bytes WdsIndex(const std::string& tar_path, nb::object progress) {
-  const FileSource tar(tar_path, /*use_mmap=*/false, /*read_ahead=*/false);
+  // A local file, or an s3:// / http(s):// object (read in blocks through RemoteSource's cache).
+  const std::unique_ptr<ByteSource> source = OpenByteSource(tar_path, /*use_mmap=*/false, /*read_ahead=*/false);
+  const ByteSource& tar = *source;
   // ScanTarSamples, one member at a time so that progress can be reported.
   TarReader reader(tar);
   WdsSampleGrouper grouper;

@@ -13,6 +13,7 @@
 
 #include "readers/file_label_list.h"
 #include "readers/file_root_index.h"
+#include "readers/storage/storage.h"
 
 namespace sluice {
 
@@ -39,6 +40,13 @@ void ForEachListLine(std::string_view text, LineFn&& fn) {
 }
 
 std::string ReadListText(const std::string& list_path) {
+  if (IsRemotePath(list_path)) {
+    try {
+      return ReadWholeFile(list_path);
+    } catch (const Error& e) {
+      throw Error("cannot open file_list: " + e.message());
+    }
+  }
   std::ifstream f(list_path, std::ios::binary);
   if (!f) throw Error("cannot open file_list '" + list_path + "': " + std::strerror(errno));
   std::stringstream ss;
@@ -49,8 +57,7 @@ std::string ReadListText(const std::string& list_path) {
 // The folder a list's relative paths are joined to: file_root if given, else the list's folder.
 std::string ListBaseDir(const std::string& list_path, const std::string& file_root) {
   if (!file_root.empty()) return file_root;
-  const size_t slash = list_path.rfind('/');
-  return slash == std::string::npos ? "" : list_path.substr(0, slash + 1);
+  return ParentOfPath(list_path);
 }
 
 }  // namespace
@@ -69,7 +76,7 @@ bool MatchesAnyFilter(const std::string& name, const std::vector<std::string>& f
 }
 
 std::string JoinPath(const std::string& dir, const std::string& path) {
-  if (dir.empty() || (!path.empty() && path[0] == '/')) return path;
+  if (dir.empty() || (!path.empty() && path[0] == '/') || IsRemotePath(path)) return path;
   if (dir.back() == '/') return dir + path;
   return dir + "/" + path;
 }

@@ -13,6 +13,7 @@
 #include "readers/file_root_index.h"
 #include "readers/file_source.h"
 #include "readers/shuffle.h"
+#include "readers/storage/storage.h"
 
 namespace sluice {
 
@@ -71,6 +72,18 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
   bad_.assign(n, 0);
   if (paths_.size() < n) paths_.resize(n);
   for (size_t i = 0; i < n; ++i) files_.PathInto(static_cast<size_t>(indices[i]), &paths_[i]);
+  // Remote files (s3://, http(s)://) are fetched whole, in parallel, before the batch is sized.
+  fetched_.clear();
+  remote_.assign(n, -1);
+  {
+    std::vector<std::string> remote_paths;
+    for (size_t i = 0; i < n; ++i)
+      if (IsRemotePath(paths_[i])) {
+        remote_[i] = static_cast<int64_t>(remote_paths.size());
+        remote_paths.push_back(paths_[i]);
+      }
+    if (!remote_paths.empty()) fetched_ = FetchFiles(remote_paths);
+  }
   // Sizes first (the batch is resized at once), then the contents. Small batches keep their files
   // open between the two passes (open + fstat); big ones stat first so as not to hold many fds.
   const bool keep_open = n <= kMaxOpenFilesPerBatch;
@@ -78,7 +91,12 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
   for (size_t i = 0; i < n; ++i) {
     const std::string& path = paths_[i];
     data_shapes_[i][0] = 0;
-    if (keep_open) {
+    if (remote_[i] >= 0) {
+      const FetchedFile& f = fetched_[static_cast<size_t>(remote_[i])];
+      if (keep_open) open_.emplace_back();
+      if (!f.error.empty()) failed(i, path, Error(f.error));
+      else data_shapes_[i][0] = static_cast<int64_t>(f.data.size());
+    } else if (keep_open) {
       try {
         open_.emplace_back(path, options().read_ahead);
         data_shapes_[i][0] = open_.back().size();
@@ -110,6 +128,11 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
     labels.source(si) = src;
     *labels.mutable_sample<int32_t>(si) = files_.label(static_cast<size_t>(indices[i]));
     if (bad_[i]) continue;
+    if (remote_[i] >= 0) {
+      const std::string& bytes = fetched_[static_cast<size_t>(remote_[i])].data;
+      if (!bytes.empty()) std::memcpy(data.raw_mutable_sample(si), bytes.data(), bytes.size());
+      continue;
+    }
     try {
       std::optional<WholeFile> opened;
       if (!keep_open) opened.emplace(path, options().read_ahead);
@@ -123,6 +146,7 @@ void FileReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Tens
     }
   }
   open_.clear();
+  fetched_.clear();
   data.set_layout("");
   labels.set_layout("");
 }

@@ -9,6 +9,7 @@
 #include "readers/file_list.h"
 #include "readers/file_source.h"
 #include "readers/reader_operator.h"
+#include "readers/storage/storage.h"
 
 namespace sluice {
 
@@ -47,6 +48,8 @@ class FileReader : public ReaderOperator {
   std::vector<std::string> paths_;  // the batch's paths (open_ points at them)
   std::vector<TensorShape> data_shapes_, label_shapes_;
   std::vector<WholeFile> open_;
+  std::vector<FetchedFile> fetched_;  // the batch's remote files, fetched whole (storage.h)
+  std::vector<int64_t> remote_;       // per row: its index in fetched_, or -1 for a local file
   std::vector<char> bad_;  // rows of the batch being read that failed (on_error="replace")
 };
 

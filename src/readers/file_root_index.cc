@@ -21,6 +21,8 @@
 
 #include "readers/file_list.h"
 #include "readers/file_name_filter.h"
+#include "readers/storage/remote_listing.h"
+#include "readers/storage/url.h"
 
 namespace sluice {
 
@@ -214,6 +216,7 @@ std::string JoinFilters(const std::vector<std::string>& v) {
 
 FileLabelList IndexFileRoot(const std::string& root, const std::vector<std::string>& filters, bool case_sensitive,
                             int max_threads) {
+  if (IsRemotePath(root)) return IndexRemoteFileRoot(root, filters, case_sensitive);
   // Every path is root + "/" + class + "/" + file (JoinPath's rule: no second '/' after a root
   // that ends in one).
   const std::string prefix = root.empty() || root.back() == '/' ? root : root + "/";
@@ -279,6 +282,7 @@ FileLabelList IndexFileRoot(const std::string& root, const std::vector<std::stri
 
 std::vector<std::string> ListFileTree(const std::string& root, const std::vector<std::string>& filters,
                                       bool case_sensitive) {
+  if (IsRemotePath(root)) return ListRemoteFileTree(root, filters, case_sensitive);
   const FileNameFilter filter(filters, case_sensitive);
   std::vector<std::pair<dev_t, ino_t>> ancestors;
   std::vector<std::string> paths;

@@ -12,15 +12,17 @@
 #include "readers/file_source.h"
 #include "readers/npy_array.h"
 #include "readers/shuffle.h"
+#include "readers/storage/storage.h"
 
 namespace sluice {
 namespace {
 
 const char* const kRoiArgs[] = {"roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape"};
 
-// The arrays are read with pread, never mapped: a ROI read then reads only the ROI's bytes.
-std::unique_ptr<FileSource> OpenNpy(const std::string& path) {
-  return std::make_unique<FileSource>(path, /*use_mmap=*/false, /*read_ahead=*/false);
+// The arrays are read with pread, never mapped: a ROI read then reads only the ROI's bytes. A
+// remote path opens a RemoteSource (ranged GETs; storage.h).
+std::unique_ptr<ByteSource> OpenNpy(const std::string& path) {
+  return OpenByteSource(path, /*use_mmap=*/false, /*read_ahead=*/false);
 }
 
 // Checks that the file holds the whole array the header describes.
@@ -82,12 +84,33 @@ void NumpyLoader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Ten
     SampleReadFailed(static_cast<int>(i), src, e);  // throws with on_error="raise"
     bad[i] = 1;
   };
+  // Remote arrays (whole reads) are fetched together first, in parallel; a ROI reader's header
+  // pass reads only their first block.
+  std::vector<int64_t> remote(n, -1);
+  std::vector<FetchedFile> fetched;
+  if (!headers_only_) {
+    std::vector<std::string> remote_paths;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& path = files_[static_cast<size_t>(indices[i])];
+      if (IsRemotePath(path)) {
+        remote[i] = static_cast<int64_t>(remote_paths.size());
+        remote_paths.push_back(path);
+      }
+    }
+    if (!remote_paths.empty()) fetched = FetchFiles(remote_paths);
+  }
+  auto open = [&](size_t i, const std::string& path) -> std::unique_ptr<ByteSource> {
+    if (remote[i] < 0) return OpenNpy(path);
+    const FetchedFile& f = fetched[static_cast<size_t>(remote[i])];
+    if (!f.error.empty()) throw Error(f.error);
+    return std::make_unique<MemorySource>(f.data.data(), f.data.size(), path);
+  };
   std::optional<DType> dtype;
   std::string dtype_file;
   for (size_t i = 0; i < n; ++i) {
     const std::string& path = files_[static_cast<size_t>(indices[i])];
     try {
-      const std::unique_ptr<FileSource> file = OpenNpy(path);
+      const std::unique_ptr<ByteSource> file = open(i, path);
       headers[i] = ReadNpyHeader(*file);
       CheckFileSize(*file, headers[i]);
       if (dtype && *dtype != headers[i].dtype)
@@ -136,7 +159,7 @@ void NumpyLoader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Ten
     }
     if (bad[i]) continue;
     try {  // opened again: a batch's files are not all held open at once
-      ReadNpyArray(*OpenNpy(path), h, static_cast<char*>(out.raw_mutable_sample(si)), scratch_);
+      ReadNpyArray(*open(i, path), h, static_cast<char*>(out.raw_mutable_sample(si)), scratch_);
     } catch (const Error& e) {
       failed(i, path, e);
     }

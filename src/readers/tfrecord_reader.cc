@@ -154,16 +154,17 @@ std::string TfRecordReader::DatasetName() const {
 int64_t TfRecordReader::InitDataset() {
   const bool use_mmap = !options().dont_use_mmap;
   for (size_t a = 0; a < paths_.size(); ++a) {
-    files_.push_back(std::make_unique<FileSource>(paths_[a], use_mmap, options().read_ahead));
-    const FileSource& file = *files_.back();
+    files_.push_back(OpenByteSource(paths_[a], use_mmap, options().read_ahead));
+    const ByteSource& file = *files_.back();
     std::vector<TfRecordEntry> recs;
     if (!index_paths_.empty()) {
-      std::ifstream f(index_paths_[a], std::ios::binary);
-      if (!f)
-        throw Error("cannot open index file '" + index_paths_[a] + "': " + std::strerror(errno), OpContext("index_path"));
-      std::stringstream ss;
-      ss << f.rdbuf();
-      recs = ParseTfRecordIndex(ss.str(), index_paths_[a], file.size());
+      std::string text;
+      try {
+        text = ReadWholeFile(index_paths_[a]);
+      } catch (const Error& e) {
+        throw Error("cannot open index file: " + e.message(), OpContext("index_path"));
+      }
+      recs = ParseTfRecordIndex(text, index_paths_[a], file.size());
     } else {
       ReaderWarning("readers.tfrecord: no index file for " + paths_[a] +
                     "; building the index by scanning the file (slower start; write one with sluice.tfrecord.write_index)");
@@ -188,20 +189,33 @@ void TfRecordReader::ReadBatch(const std::vector<int64_t>& indices, std::vector<
     shapes_[o].assign(n, TensorShape{0});
   }
   std::vector<SourceInfo> srcs(n);
+  // The batch's records are read together first (remote ones in parallel, neighbours coalesced).
+  recs_.resize(n);
+  reads_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const size_t s = static_cast<size_t>(indices[i]);
     const TfRecordEntry& r = records_[s];
-    const FileSource& file = *files_[static_cast<size_t>(file_of_[s])];
+    recs_[i].resize(static_cast<size_t>(r.size));
+    reads_[i].source = files_[static_cast<size_t>(file_of_[s])].get();
+    reads_[i].offset = r.offset;
+    reads_[i].size = recs_[i].size();
+    reads_[i].dst = recs_[i].data();
+  }
+  ReadRanges(reads_);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t s = static_cast<size_t>(indices[i]);
+    const TfRecordEntry& r = records_[s];
+    const ByteSource& file = *files_[static_cast<size_t>(file_of_[s])];
     srcs[i].path = file.name();
     srcs[i].offset = r.offset;
     for (size_t o = 0; o < nf; ++o) values_[o][i].clear();
     try {
-      rec_.resize(static_cast<size_t>(r.size));
-      file.ReadAt(r.offset, rec_.size(), rec_.data());
-      CheckTfRecord(rec_.data(), rec_.size(), file.name(), r.offset);
+      if (!reads_[i].error.empty()) throw Error(reads_[i].error);
+      const std::vector<uint8_t>& rec = recs_[i];
+      CheckTfRecord(rec.data(), rec.size(), file.name(), r.offset);
       std::vector<TfFeature> feats;
       try {
-        feats = ParseTfExample(rec_.data() + 12, rec_.size() - static_cast<size_t>(kTfRecordFraming), names_);
+        feats = ParseTfExample(rec.data() + 12, rec.size() - static_cast<size_t>(kTfRecordFraming), names_);
         for (size_t o = 0; o < nf; ++o) shapes_[o][i] = TfFeatureToTensor(features_[o], feats[o], values_[o][i]);
       } catch (const Error& e) {
         throw Error("TFRecord file '" + file.name() + "', record at byte offset " + std::to_string(r.offset) + ": " +

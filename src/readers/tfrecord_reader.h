@@ -12,6 +12,7 @@
 
 #include "readers/file_source.h"
 #include "readers/reader_operator.h"
+#include "readers/storage/storage.h"
 #include "readers/tf_example.h"
 #include "readers/tfrecord_format.h"
 
@@ -50,12 +51,13 @@ class TfRecordReader : public ReaderOperator {
   std::vector<TfFeatureSpec> features_;
   std::vector<std::string> names_;
 
-  std::vector<std::unique_ptr<FileSource>> files_;
+  std::vector<std::unique_ptr<ByteSource>> files_;  // local files or remote objects (storage.h)
   std::vector<int32_t> file_of_;          // per sample
   std::vector<TfRecordEntry> records_;    // per sample
 
   // Loader-thread scratch.
-  std::vector<uint8_t> rec_;
+  std::vector<std::vector<uint8_t>> recs_;  // the batch's records, read together (ReadRanges)
+  std::vector<RangeRead> reads_;
   std::vector<std::vector<std::vector<uint8_t>>> values_;  // [output][sample]
   std::vector<std::vector<TensorShape>> shapes_;           // [output][sample]
 };

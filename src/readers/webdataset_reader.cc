@@ -73,15 +73,17 @@ int64_t WebdatasetReader::InitDataset() {
   bool warned = false;
   const bool use_mmap = !options().dont_use_mmap;
   for (size_t a = 0; a < paths_.size(); ++a) {
-    archives_.push_back(std::make_unique<FileSource>(paths_[a], use_mmap, options().read_ahead));
-    const FileSource& tar = *archives_.back();
+    archives_.push_back(OpenByteSource(paths_[a], use_mmap, options().read_ahead));
+    const ByteSource& tar = *archives_.back();
     std::vector<WdsSample> samples;
     if (!index_paths_.empty()) {
-      std::ifstream f(index_paths_[a], std::ios::binary);
-      if (!f) throw Error("cannot open index file '" + index_paths_[a] + "': " + std::strerror(errno), OpContext("index_paths"));
-      std::stringstream ss;
-      ss << f.rdbuf();
-      samples = ParseWdsIndex(ss.str(), index_paths_[a], tar.size());
+      std::string text;
+      try {
+        text = ReadWholeFile(index_paths_[a]);
+      } catch (const Error& e) {
+        throw Error("cannot open index file: " + e.message(), OpContext("index_paths"));
+      }
+      samples = ParseWdsIndex(text, index_paths_[a], tar.size());
     } else {
       ReaderWarning("readers.webdataset: no index file for " + paths_[a] +
                     "; building the index by scanning the archive (slower start; write one with sluice-wds2idx)");
@@ -103,6 +105,10 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
   const size_t n = indices.size();
   if (shapes_.size() != n) shapes_.assign(n, TensorShape{0});
   bad_.assign(n, 0);
+  // Every output is sized first, then all members of the batch are read at once (ReadRanges:
+  // remote members go out together, neighbours coalesced; local ones are read in order).
+  reads_.clear();
+  read_of_.clear();
   for (int o = 0; o < data_.num_outputs; ++o) {
     const DType dt = resolve_.dtypes[static_cast<size_t>(o)];
     const int64_t elem = static_cast<int64_t>(SizeOf(dt));
@@ -113,7 +119,7 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
         // Checked before the batch is sized: a huge member must not be allocated.
         shapes_[i][0] = 0;
         SourceInfo src;
-        src.path = paths_[static_cast<size_t>(data_.archive[static_cast<size_t>(indices[i])])];
+        src.path = archives_[static_cast<size_t>(data_.archive[static_cast<size_t>(indices[i])])]->name();
         src.member = c.member;
         src.offset = c.offset;
         SampleReadFailed(static_cast<int>(i), src,
@@ -129,7 +135,7 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
       const int64_t s = indices[i];
       const WdsComponent& c = data_.component(s, o);
       const int32_t a = data_.archive[static_cast<size_t>(s)];
-      const FileSource& tar = *archives_[static_cast<size_t>(a)];
+      const ByteSource& tar = *archives_[static_cast<size_t>(a)];
       SourceInfo& src = out.source(static_cast<int>(i));
       src.path = tar.name();
       if (c.offset < 0) {
@@ -140,14 +146,23 @@ void WebdatasetReader::ReadBatch(const std::vector<int64_t>& indices, std::vecto
       src.member = c.member;
       src.offset = c.offset;
       if (bad_[i]) continue;
-      try {
-        tar.ReadAt(c.offset, static_cast<size_t>(c.size), out.raw_mutable_sample(static_cast<int>(i)));
-      } catch (const Error& e) {
-        SampleReadFailed(static_cast<int>(i), src, e);  // throws with on_error="raise"
-        bad_[i] = 1;
-      }
+      RangeRead r;
+      r.source = &tar;
+      r.offset = c.offset;
+      r.size = static_cast<size_t>(c.size);
+      r.dst = out.raw_mutable_sample(static_cast<int>(i));
+      reads_.push_back(r);
+      read_of_.emplace_back(o, i);
     }
     out.set_layout("");
+  }
+  ReadRanges(reads_);
+  for (size_t k = 0; k < reads_.size(); ++k) {
+    const auto [o, i] = read_of_[k];
+    if (reads_[k].error.empty() || bad_[i]) continue;
+    SampleReadFailed(static_cast<int>(i), outs[static_cast<size_t>(o)].source(static_cast<int>(i)),
+                     Error(reads_[k].error));  // throws with on_error="raise"
+    bad_[i] = 1;
   }
 }
 

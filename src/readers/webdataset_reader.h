@@ -8,6 +8,7 @@
 
 #include "readers/file_source.h"
 #include "readers/reader_operator.h"
+#include "readers/storage/storage.h"
 #include "readers/wds_components.h"
 
 namespace sluice {
@@ -33,7 +34,9 @@ class WebdatasetReader : public ReaderOperator {
   int64_t max_member_bytes_ = int64_t{1} << 30;
   WdsResolveOptions resolve_;
 
-  std::vector<std::unique_ptr<FileSource>> archives_;
+  std::vector<std::unique_ptr<ByteSource>> archives_;  // local files or remote objects (storage.h)
+  std::vector<RangeRead> reads_;                   // ReadBatch's reads (reused)
+  std::vector<std::pair<int, size_t>> read_of_;     // (output, row) of each read
   WdsDataset data_;
   std::vector<TensorShape> shapes_;  // loader-thread scratch
   std::vector<char> bad_;            // rows of the batch being read that failed (on_error="replace")

@@ -43,6 +43,10 @@ def tfrecord2idx_main(argv):
     return status
 
 
+def _is_remote(path):
+    return path.lower().startswith(("s3://", "http://", "https://"))
+
+
 def wds2idx_main(argv):
     ap = argparse.ArgumentParser(
         prog="sluice wds2idx",
@@ -74,7 +78,8 @@ def wds2idx_main(argv):
         else:
             base = os.path.basename(tar)
             base = base[:-4] if base.endswith(".tar") else base
-            dest = os.path.join(args.output_dir if args.output_dir else os.path.dirname(tar), base + ".idx")
+            folder = args.output_dir if args.output_dir else tar[:len(tar) - len(os.path.basename(tar))]
+            dest = folder.rstrip("/") + "/" + base + ".idx" if folder else base + ".idx"
         bar = ProgressBar(f"indexing {os.path.basename(tar)}", 0, unit="B",
                           enabled=False if args.no_progress else None)
         try:
@@ -89,6 +94,16 @@ def wds2idx_main(argv):
             sys.stdout.flush()
             sys.stdout.buffer.write(text)
             sys.stdout.buffer.flush()
+            continue
+        if _is_remote(dest):  # s3:// (an object PUT is atomic: no temporary name)
+            try:
+                _sluice.storage_write(dest, text)
+            except Exception as e:  # SluiceError naming the URL, the HTTP status and the attempts
+                print(f"sluice wds2idx: {e}", file=sys.stderr)
+                status = 1
+                continue
+            if len(args.archive) > 1 or not args.output:
+                print(f"{tar} -> {dest}", file=sys.stderr)
             continue
         tmp = dest + ".tmp"
         try:

@@ -1,0 +1,35 @@
+// Where S3 requests go and with which credentials, from the standard AWS places:
+//   AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, else the profile
+//   (AWS_PROFILE, default "default") of ~/.aws/credentials (AWS_SHARED_CREDENTIALS_FILE); none:
+//   unsigned (anonymous) requests, for public buckets.
+//   AWS_REGION / AWS_DEFAULT_REGION, else the profile's region in ~/.aws/config (AWS_CONFIG_FILE),
+//   else us-east-1.
+//   AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for S3-compatible servers (MinIO, SeaweedFS, GCS's
+//   https://storage.googleapis.com with HMAC keys), else https://s3.<region>.amazonaws.com.
+//   SLUICE_S3_ADDRESSING = "path" | "virtual": path-style (endpoint/bucket/key) is the default with
+//   a custom endpoint, virtual-hosted (bucket.endpoint/key) with AWS's.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "readers/storage/sigv4.h"
+
+namespace sluice {
+
+struct AwsConfig {
+  SigV4Key key;           // access_key empty: anonymous
+  std::string endpoint;   // "scheme://host[:port]", no trailing slash
+  bool path_style = true;
+  bool anonymous() const { return key.access_key.empty(); }
+};
+
+// Throws sluice::Error for an unreadable credentials file named by the environment or a malformed
+// endpoint. Never puts a secret into a message.
+AwsConfig LoadAwsConfig();
+
+// LoadAwsConfig's result, reused while the environment variables it reads are unchanged (the
+// files are read again only when one of them changes): readers.file fetches each file with its
+// own request object, and reading ~/.aws per file would cost more than the request. Thread-safe.
+std::shared_ptr<const AwsConfig> SharedAwsConfig();
+
+}  // namespace sluice
