@@ -5,6 +5,7 @@
 
 #include "kernels/audio/downmix.h"
 #include "kernels/audio/normalized_convert.h"
+#include "operators/stand_in_samples.h"
 #include "kernels/audio/resample.h"
 
 namespace sluice {
@@ -147,30 +148,11 @@ void AudioDecoding::Run(const Workspace& ws, const std::vector<Sample>& samples,
   });
   replacements_.clear();
   if (!replace_on_error_) return;
-  const int n = static_cast<int>(plans_.size());
-  std::vector<int> ok;
-  for (int i = 0; i < n; ++i)
-    if (plans_[static_cast<size_t>(i)].error.empty()) ok.push_back(i);
-  if (static_cast<int>(ok.size()) == n) return;
-  if (ok.empty()) {
-    Error::Context c;
-    c.sample = 0;
-    c.source = samples[0].source.ToString();
-    throw Error("no sample of the batch could be decoded (on_error=\"replace\" needs at least one); first error: " +
-                    plans_[0].error,
-                c);
-  }
-  for (int i = 0; i < n; ++i) {
-    if (plans_[static_cast<size_t>(i)].error.empty()) continue;
-    // A stand-in so that the operators after this one can run (the executor replaces the row).
-    auto it = std::upper_bound(ok.begin(), ok.end(), i);
-    const int r = it == ok.end() ? ok.front() : *it;
-    replacements_.emplace_back(i, r);
-    ws.ReportFailedSample(i, samples[static_cast<size_t>(i)].source, plans_[static_cast<size_t>(i)].error);
-    audio.ResizeSample(i, audio.shape(r), ws.memory());
-    std::memcpy(audio.raw_mutable_sample(i), audio.raw_sample(r), audio.sample_bytes(r));
-    *rates.mutable_sample<float>(i) = *rates.sample<float>(r);
-  }
+  replacements_ = PickStandIns(
+      static_cast<int>(plans_.size()), [&](int i) -> const std::string& { return plans_[static_cast<size_t>(i)].error; },
+      [&](int i) -> const SourceInfo& { return samples[static_cast<size_t>(i)].source; }, ws);
+  CopyStandIns(replacements_, audio, ws);
+  for (const auto& [i, r] : replacements_) *rates.mutable_sample<float>(i) = *rates.sample<float>(r);
 }
 
 }  // namespace sluice

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "operators/registry.h"
+#include "operators/stand_in_samples.h"
 
 namespace sluice {
 namespace {
@@ -178,37 +179,15 @@ void ImageDecoding::DecodeSample(const Workspace& ws, int i, TensorList& out) {
 }
 
 std::vector<std::pair<int, int>> ImageDecoding::Replacements(const Operator& op, const Workspace& ws) {
-  const int n = static_cast<int>(samples_.size());
-  std::vector<int> ok;
-  for (int i = 0; i < n; ++i)
-    if (samples_[static_cast<size_t>(i)].error.empty()) ok.push_back(i);
-  std::vector<std::pair<int, int>> pairs;
-  if (static_cast<int>(ok.size()) == n) return pairs;
-  if (ok.empty()) {
-    Error::Context c;
-    c.sample = 0;
-    c.source = ws.Input(0).source(0).ToString();
-    throw Error("no sample of the batch could be decoded (on_error=\"replace\" needs at least one); first error: " +
-                    samples_[0].error,
-                c);
-  }
-  for (int i = 0; i < n; ++i) {
-    if (samples_[static_cast<size_t>(i)].error.empty()) continue;
-    // A stand-in so that the operators after this one can run (the executor replaces the row).
-    auto it = std::upper_bound(ok.begin(), ok.end(), i);
-    const int r = it == ok.end() ? ok.front() : *it;
-    pairs.emplace_back(i, r);
-    samples_[static_cast<size_t>(i)].window = samples_[static_cast<size_t>(r)].window;
-    ws.ReportFailedSample(i, ws.Input(0).source(i), samples_[static_cast<size_t>(i)].error);
-  }
+  auto pairs = PickStandIns(
+      static_cast<int>(samples_.size()), [&](int i) -> const std::string& { return samples_[static_cast<size_t>(i)].error; },
+      [&](int i) -> const SourceInfo& { return ws.Input(0).source(i); }, ws);
+  for (const auto& [i, r] : pairs) samples_[static_cast<size_t>(i)].window = samples_[static_cast<size_t>(r)].window;
   return pairs;
 }
 
 void ImageDecoding::ReplaceFailed(const Operator& op, const Workspace& ws, TensorList& out) {
-  for (const auto& [i, r] : Replacements(op, ws)) {
-    out.ResizeSample(i, out.shape(r), ws.memory());
-    std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
-  }
+  CopyStandIns(Replacements(op, ws), out, ws);
 }
 
 OutputDesc ImageDecoding::WindowDesc() const {

@@ -1,5 +1,7 @@
 #include "operators/video/video_decoding.h"
 
+#include "operators/stand_in_samples.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -173,28 +175,10 @@ void VideoDecoding::Run(const Workspace& ws, const std::vector<Sample>& samples,
   });
   replacements_.clear();
   if (!replace_on_error_) return;
-  const int n = static_cast<int>(plans_.size());
-  std::vector<int> ok;
-  for (int i = 0; i < n; ++i)
-    if (plans_[static_cast<size_t>(i)].error.empty()) ok.push_back(i);
-  if (static_cast<int>(ok.size()) == n) return;
-  if (ok.empty()) {
-    Error::Context c;
-    c.sample = 0;
-    c.source = samples[0].source.ToString();
-    throw Error("no sample of the batch could be decoded (on_error=\"replace\" needs at least one); first error: " +
-                    plans_[0].error,
-                c);
-  }
-  for (int i = 0; i < n; ++i) {
-    if (plans_[static_cast<size_t>(i)].error.empty()) continue;
-    auto it = std::upper_bound(ok.begin(), ok.end(), i);
-    const int r = it == ok.end() ? ok.front() : *it;
-    replacements_.emplace_back(i, r);
-    ws.ReportFailedSample(i, samples[static_cast<size_t>(i)].source, plans_[static_cast<size_t>(i)].error);
-    out.ResizeSample(i, out.shape(r), ws.memory());
-    std::memcpy(out.raw_mutable_sample(i), out.raw_sample(r), out.sample_bytes(r));
-  }
+  replacements_ = PickStandIns(
+      static_cast<int>(plans_.size()), [&](int i) -> const std::string& { return plans_[static_cast<size_t>(i)].error; },
+      [&](int i) -> const SourceInfo& { return samples[static_cast<size_t>(i)].source; }, ws);
+  CopyStandIns(replacements_, out, ws);
 }
 
 }  // namespace sluice
