@@ -14,6 +14,7 @@ by (iteration, sample index), so the result does not depend on which worker fini
 """
 import collections
 import gc
+import itertools
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -32,6 +33,7 @@ SampleInfo = collections.namedtuple("SampleInfo", "idx_in_epoch idx_in_batch ite
 BatchInfo = collections.namedtuple("BatchInfo", "iteration epoch_idx")
 
 _ALIGN = 64
+_POOL_NUMBERS = itertools.count()
 _POLL_S = 0.05
 
 
@@ -49,8 +51,15 @@ def _to_arrays(data, num_outputs, batch):
     return [[np.ascontiguousarray(to_sample_array(o))] for o in outputs]
 
 
-def _write_shm(outputs):
-    """Writes ``outputs`` (list per output of list of arrays) into a new shared memory block."""
+def _block_name(prefix, task_id):
+    """The shared memory block of a task's result. Named by the pool, not at random, so that a worker
+    killed after creating the block and before reporting it cannot leak it: the pool unlinks every
+    unreported task's name when it closes."""
+    return f"{prefix}{task_id}"
+
+
+def _write_shm(outputs, name):
+    """Writes ``outputs`` (list per output of list of arrays) into a new shared memory block ``name``."""
     meta, offset = [], 0
     for arrays in outputs:
         m = []
@@ -58,7 +67,11 @@ def _write_shm(outputs):
             m.append((offset, a.shape, a.dtype.str))
             offset += (a.nbytes + _ALIGN - 1) // _ALIGN * _ALIGN
         meta.append(m)
-    shm = shared_memory.SharedMemory(create=True, size=max(offset, 1))
+    try:
+        shm = shared_memory.SharedMemory(name=name, create=True, size=max(offset, 1))
+    except FileExistsError:  # a block the pool has not freed yet (a retried task): replace it
+        _unlink(name)
+        shm = shared_memory.SharedMemory(name=name, create=True, size=max(offset, 1))
     try:
         for arrays, m in zip(outputs, meta):
             for a, (off, shape, dt) in zip(arrays, m):
@@ -95,7 +108,8 @@ class _Iteration:
             return next(self.iterator)
 
 
-def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_pid, current, cycle=None):
+def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_pid, current, block_prefix,
+                 cycle=None):
     """A worker's loop: (task_id, infos) -> ("ok", shm name, meta) / ("stop") / ("error").
     `cycle` is set (to the source's cycle mode) for an iterable or generator function source."""
     iteration = _Iteration(source, cycle) if cycle is not None else None
@@ -123,7 +137,7 @@ def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_
                 chunk.append(_to_arrays(data, num_outputs, batch))
             # list per output of the chunk's arrays, in sample order
             outputs = [[a for sample in chunk for a in sample[k]] for k in range(len(chunk[0]))] if chunk else []
-            name, meta = _write_shm(outputs)
+            name, meta = _write_shm(outputs, _block_name(block_prefix, task_id))
             results.send((task_id, "ok", name, meta))
         except StopIteration:
             results.send((task_id, "stop", None, None))
@@ -186,6 +200,8 @@ class ParallelPool:
             # here, and freeze what is left so that the child's collections skip it.
             gc.collect()
             gc.freeze()
+        # "psm_" as multiprocessing's own names; the pid and a per-process pool number keep pools apart.
+        self._block_prefix = f"psm_sluice_{os.getpid()}_{next(_POOL_NUMBERS)}_"
         try:
             self._start(ctx, group, [w for _, w in pipes])
         finally:
@@ -202,7 +218,7 @@ class ParallelPool:
         for k in range(self.num_workers):
             p = ctx.Process(target=_worker_main, daemon=True, name=f"sluice-es-{group.op_names[0]}-{k}",
                             args=(group.source, group.num_outputs, group.batch, group.batch_info,
-                                  self._tasks[k], writers[k], os.getpid(), self._current[k],
+                                  self._tasks[k], writers[k], os.getpid(), self._current[k], self._block_prefix,
                                   group.cycle if self.stateful else None))
             p.start()
             self._procs.append(p)
@@ -322,6 +338,12 @@ class ParallelPool:
             except (EOFError, OSError):
                 pass
             conn.close()
+        # Blocks of tasks no result came back for: a worker killed between creating its block and
+        # sending its name leaves one behind, which only its name can free.
+        for outstanding in self._outstanding:
+            for task_id, _ in outstanding:
+                _unlink(_block_name(self._block_prefix, task_id))
+            outstanding.clear()
         for q in self._tasks:
             q.cancel_join_thread()
             q.close()
