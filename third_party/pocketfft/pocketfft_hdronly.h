@@ -204,7 +204,9 @@ namespace pocketfft
       {
         if (num == 0)
           return nullptr;
-        void *res = aligned_alloc(64, num * sizeof(T));
+        // Sluice: the size rounded up to a multiple of the alignment, as C11's aligned_alloc
+        // requires (ASan reports the original call; upstream rounds it since).
+        void *res = aligned_alloc(64, (num * sizeof(T) + 63) & ~size_t(63));
         if (!res)
           throw std::bad_alloc();
         return reinterpret_cast<T *>(res);
