@@ -194,6 +194,11 @@ class TensorGPU:
     def as_tensor(self):
         return self
 
+    def as_cpu(self):
+        """A host copy (TensorCPU) of this tensor, as DALI's TensorGPU.as_cpu(); waits for the data."""
+        host = TensorListCPU(self._batch.to_host())
+        return host.as_tensor() if self._index is None else host[self._index]
+
     def synchronize(self):
         """Blocks until the data is complete (then any stream, or a host copy, may read it)."""
         self._batch.synchronize()
@@ -251,6 +256,11 @@ class TensorListGPU(_TensorList):
     def synchronize(self):
         """Blocks until the batch is complete (then any stream, or a host copy, may read it)."""
         self._batch.synchronize()
+
+    def as_cpu(self):
+        """A host copy of the batch (TensorListCPU: same shapes, layout and sources), as DALI's
+        TensorListGPU.as_cpu(); waits for the batch."""
+        return TensorListCPU(self._batch.to_host())
 
     def as_array(self):
         raise TypeError("GPU data has no NumPy view: use torch.utils.dlpack.from_dlpack(batch).cpu() or similar")

@@ -1,27 +1,29 @@
 """End-to-end checks of the CUDA backend from Python, on a machine with an NVIDIA GPU and a CUDA
-build of PyTorch (run by tests/gpu/run_python_gpu.sh; not part of `make test`, which has no GPU):
+build of PyTorch (run by tests/gpu/device_run.sh; not part of `make test`, which has no GPU):
 
 1. the train pipeline (mixed decode -> gpu resize -> gpu crop_mirror_normalize) hands PyTorch CUDA
    tensors through the iterator, and matches the CPU pipeline with the same seed;
    the same holds when the consumer runs on a side stream (the tensors arrive ordered on the
    consumer's current stream, with no host synchronization);
-2. GPU memory is flat across 10 epochs;
+2. GPU memory is flat across 20 epochs;
 3. nvJPEG (decoders with device="mixed", the default) against the CPU decoder on the data set:
    same shapes, mean |diff| <= 1.0 per image, the worst difference reported;
 4. images/s, CPU cores busy and GPU memory, side by side (issue 18's table): (a) CPU decode + GPU
    augment, (b) host decode in the mixed stage, (c) nvJPEG hybrid only, (d) nvJPEG hardware +
    hybrid at hw_decoder_load 0.65 and 1.0, (e) torchvision's decode_jpeg(device="cuda") on batches
-   + transforms.v2 on the GPU, (f) torchvision's CPU DataLoader, then .cuda(); with --threads-list,
-   (a) and (d) again at each thread count.
+   + transforms.v2 on the GPU, (f) torchvision's CPU DataLoader, then .cuda(); at each thread count
+   of --threads-list, --bench-images images timed per row after one warm-up batch.
 The bit-exact checks (1, 2) use the host decode path (nvjpeg=False); 3 covers nvJPEG's pixels.
 """
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 
 import torch
+import torchvision
 
 import sluice
 from sluice import fn, pipeline_def, types
@@ -125,18 +127,22 @@ def check_side_stream(data, threads, batch):
     return worst
 
 
-def check_memory(data, threads, batch, epochs=10):
+def check_memory(data, threads, batch, epochs=20):
+    """Device memory in use (whole device: nvJPEG's and PyTorch's included) after each epoch. nvJPEG
+    resizes its buffers to the largest image of a batch, so single epochs move by a few MiB either
+    way: the drift is the median of the last five epochs against the median of epochs 2-6."""
     # nvJPEG's own buffers included (decoder_args={}: nvJPEG on, hw_decoder_load at its default).
     it = epoch_batches(make(data, "mixed", "gpu", threads, batch, decoder_args={}))
-    free = []
+    used = []
     for _ in range(epochs):
         for b in it:
             b[0]["data"].sum()  # consume on the GPU
         it.reset()
         torch.cuda.synchronize()
-        free.append(torch.cuda.mem_get_info()[0])
-    drift = (max(free[1:]) - min(free[1:])) / 2**20
-    print("memory: free GPU MiB after each epoch:", [round(f / 2**20) for f in free], f"drift after epoch 1: {drift:.1f} MiB")
+        used.append(_gpu_mib())
+    drift = statistics.median(used[-5:]) - statistics.median(used[1:6])
+    print("memory: GPU MiB in use after each epoch:", [round(u) for u in used],
+          f"drift (median of the last 5 - median of epochs 2-6): {drift:.1f} MiB")
     return drift
 
 
@@ -150,25 +156,43 @@ def _gpu_mib():
     return (total - free) / 2**20
 
 
-def bench_sluice(data, decoder, augment, threads, batch, epochs=2, decoder_args=None):
+class Timer:
+    """Counts the images of the batches after the first (the warm-up) until `images` are timed."""
+
+    def __init__(self, images):
+        self.images, self.n, self.t0, self.c0 = images, 0, None, None
+
+    def add(self, batch_size):
+        """Returns True when enough images are timed."""
+        if self.t0 is None:
+            torch.cuda.synchronize()
+            self.t0, self.c0 = time.perf_counter(), _cpu_seconds()
+            return False
+        self.n += batch_size
+        return self.n >= self.images
+
+    def result(self):
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - self.t0
+        return self.n / wall, (_cpu_seconds() - self.c0) / wall
+
+
+def bench_sluice(data, decoder, augment, threads, batch, images, decoder_args=None):
     pipe = make(data, decoder, augment, threads, batch, decoder_args=decoder_args)
     it = epoch_batches(pipe)
-    n = 0
-    t0 = c0 = None
-    for e in range(epochs):
+    timer = Timer(images)
+    while True:
         for b in it:
             x = b[0]["data"]
             if not x.is_cuda:
                 x = x.cuda(non_blocking=True)
-            if t0 is None:
-                torch.cuda.synchronize()
-                t0, c0 = time.perf_counter(), _cpu_seconds()
-                continue
-            n += x.shape[0]
-        it.reset()
-    torch.cuda.synchronize()
-    wall = time.perf_counter() - t0
-    rate, cores = n / wall, (_cpu_seconds() - c0) / wall
+            if timer.add(x.shape[0]):
+                break
+        else:  # the epoch ended first
+            it.reset()
+            continue
+        break
+    rate, cores = timer.result()
     stats = pipe.executor_statistics()
     per_op = {k: round(v.get("mean_batch_ms", v.get("time_per_batch_ms", 0.0)), 2) for k, v in stats.items()
               if isinstance(v, dict)}
@@ -178,9 +202,16 @@ def bench_sluice(data, decoder, augment, threads, batch, epochs=2, decoder_args=
     return rate, cores, _gpu_mib(), per_op
 
 
-def bench_torchvision_gpu_decode(data, threads, batch, epochs=2):
+def _loader(dataset, batch, threads, **kw):
+    # file_system: the default file-descriptor sharing of worker tensors fails in some VMs ("Bad file
+    # descriptor" in the worker, then a hang); timeout turns any other stall into an error.
+    torch.multiprocessing.set_sharing_strategy("file_system")
+    return torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=True, num_workers=threads,
+                                       persistent_workers=threads > 0, timeout=60, **kw)
+
+
+def bench_torchvision_gpu_decode(data, threads, batch, images):
     """(e): file bytes from a DataLoader, decode_jpeg(device="cuda") on the batch, transforms.v2 on the GPU."""
-    import torchvision
     from torchvision import datasets
     from torchvision.io import decode_jpeg, read_file
     from torchvision.transforms import v2
@@ -189,88 +220,95 @@ def bench_torchvision_gpu_decode(data, threads, batch, epochs=2):
         def __init__(self, root):
             super().__init__(root, loader=read_file, extensions=(".jpg", ".jpeg", ".JPEG"))
 
-    loader = torch.utils.data.DataLoader(Bytes(data), batch_size=batch, shuffle=True, num_workers=threads,
-                                         collate_fn=lambda items: [x for x, _ in items])
+    loader = _loader(Bytes(data), batch, threads, collate_fn=lambda items: [x for x, _ in items])
     aug = v2.Compose([v2.RandomResizedCrop(224, antialias=True), v2.RandomHorizontalFlip()])
     norm = v2.Normalize([m / 255 for m in MEAN], [s / 255 for s in STD])
-    n, t0, c0 = 0, None, None
-    for _ in range(epochs):
+    timer = Timer(images)
+    while True:
         for raw in loader:
-            imgs = decode_jpeg(raw, device="cuda")
+            imgs = decode_jpeg(raw, device="cuda", mode=torchvision.io.ImageReadMode.RGB)
             x = torch.stack([aug(im) for im in imgs]).float().div_(255)
             x = norm(x)
-            if t0 is None:
-                torch.cuda.synchronize()
-                t0, c0 = time.perf_counter(), _cpu_seconds()
-                continue
-            n += x.shape[0]
-    torch.cuda.synchronize()
-    wall = time.perf_counter() - t0
-    print("torchvision", torchvision.__version__)
-    return n / wall, (_cpu_seconds() - c0) / wall, _gpu_mib()
+            if timer.add(x.shape[0]):
+                rate, cores = timer.result()
+                return rate, cores, _gpu_mib()
 
 
-def bench_torchvision(data, threads, batch, epochs=2):
+def bench_torchvision(data, threads, batch, images):
+    """(f): torchvision's CPU DataLoader (PIL decode, RandomResizedCrop, flip, ToTensor, Normalize), then .cuda()."""
     from torchvision import datasets, transforms
 
     tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(), transforms.ToTensor(),
                              transforms.Normalize([m / 255 for m in MEAN], [s / 255 for s in STD])])
-    loader = torch.utils.data.DataLoader(datasets.ImageFolder(data, tf), batch_size=batch, shuffle=True,
-                                         num_workers=threads, pin_memory=True)
-    n, t0, c0 = 0, None, None
-    for _ in range(epochs):
+    loader = _loader(datasets.ImageFolder(data, tf), batch, threads, pin_memory=True)
+    timer = Timer(images)
+    while True:
         for x, _y in loader:
             x = x.cuda(non_blocking=True)
-            if t0 is None:
-                torch.cuda.synchronize()
-                t0, c0 = time.perf_counter(), _cpu_seconds()
-                continue
-            n += x.shape[0]
-    torch.cuda.synchronize()
-    wall = time.perf_counter() - t0
-    return n / wall, (_cpu_seconds() - c0) / wall, _gpu_mib()
+            if timer.add(x.shape[0]):
+                rate, cores = timer.result()
+                return rate, cores, _gpu_mib()
+
+
+VARIANTS = [("(a) cpu decode + gpu augment", "cpu", "gpu", None),
+            ("(b) mixed host decode + gpu augment", "mixed", "gpu", HOST),
+            ("(c) nvJPEG hybrid + gpu augment", "mixed", "gpu", {"hw_decoder_load": 0.0}),
+            ("(d) nvJPEG hw 0.65 + gpu augment", "mixed", "gpu", {"hw_decoder_load": 0.65}),
+            ("(d) nvJPEG hw 1.0 + gpu augment", "mixed", "gpu", {"hw_decoder_load": 1.0}),
+            ("cpu only, then .cuda()", "cpu", "cpu", None)]
+
+
+def bench_all(data, threads, batch, images):
+    """Every variant at one thread count: Sluice's six, then (e) and (f). Rows: (label, threads, img/s,
+    cores busy, GPU MiB, per-operator ms)."""
+    rows = []
+    for label, dec, aug, args in VARIANTS:
+        rate, cores, mib, per_op = bench_sluice(data, dec, aug, threads, batch, images, decoder_args=args)
+        rows.append((label, threads, rate, cores, mib, per_op))
+        print(f"  {label:<46} {threads:2d} thr {rate:8.0f} img/s  {cores:5.2f} cores", flush=True)
+    for label, bench in (("(e) torchvision decode_jpeg(cuda) + v2 on GPU", bench_torchvision_gpu_decode),
+                         ("(f) torchvision DataLoader, then .cuda()", bench_torchvision)):
+        try:
+            rate, cores, mib = bench(data, threads, batch, images)
+        except Exception as e:  # noqa: BLE001 - an older torchvision: report and go on
+            print(f"{label} failed: {e!r}")
+            continue
+        rows.append((label, threads, rate, cores, mib, {}))
+        print(f"  {label:<46} {threads:2d} thr {rate:8.0f} img/s  {cores:5.2f} cores", flush=True)
+    return rows
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", required=True)
-    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--bench-data", default=None, help="file root of the benchmarks (default: --data)")
+    ap.add_argument("--threads", type=int, default=8, help="threads of the correctness checks")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--out", default=None)
-    ap.add_argument("--threads-list", default="", help="e.g. 2,4,8,16: (a) and (d) at each thread count")
+    ap.add_argument("--threads-list", default="", help="e.g. 2,4,8,16: every variant at each thread count "
+                    "(default: --threads)")
+    ap.add_argument("--bench-images", type=int, default=2048, help="images timed per benchmark row")
+    ap.add_argument("--skip-bench", action="store_true")
     a = ap.parse_args()
     assert torch.cuda.is_available(), "no CUDA device"
     print("sluice", sluice.__version__, "cuda_built", sluice.cuda_built(), "cuda_available", sluice.cuda_available())
-    print("torch", torch.__version__, torch.cuda.get_device_name(0))
+    print("torch", torch.__version__, "torchvision", torchvision.__version__, torch.cuda.get_device_name(0), flush=True)
     results = {}
     results["max_abs_diff"] = check_equivalence(a.data, a.threads, a.batch)
     results["side_stream_max_abs_diff"] = check_side_stream(a.data, a.threads, a.batch)
     results["memory_drift_mib"] = check_memory(a.data, a.threads, a.batch)
-    results["nvjpeg_pixels"] = {str(load): check_nvjpeg_pixels(a.data, a.threads, a.batch, load) for load in (0.0, 0.65)}
-    variants = [("(a) cpu decode + gpu augment", "cpu", "gpu", None),
-                ("(b) mixed host decode + gpu augment", "mixed", "gpu", HOST),
-                ("(c) nvJPEG hybrid + gpu augment", "mixed", "gpu", {"hw_decoder_load": 0.0}),
-                ("(d) nvJPEG hw 0.65 + gpu augment", "mixed", "gpu", {"hw_decoder_load": 0.65}),
-                ("(d) nvJPEG hw 1.0 + gpu augment", "mixed", "gpu", {"hw_decoder_load": 1.0}),
-                ("cpu only, then .cuda()", "cpu", "cpu", None)]
+    results["nvjpeg_pixels"] = {str(load): check_nvjpeg_pixels(a.data, a.threads, a.batch, load)
+                                for load in (0.0, 0.65, 1.0)}
     rows = []
-    for label, dec, aug, args in variants:
-        rate, cores, mib, per_op = bench_sluice(a.data, dec, aug, a.threads, a.batch, decoder_args=args)
-        rows.append((label, a.threads, rate, cores, mib, per_op))
-    try:
-        rate, cores, mib = bench_torchvision_gpu_decode(a.data, a.threads, a.batch)
-        rows.append(("(e) torchvision decode_jpeg(cuda) + v2 on GPU", a.threads, rate, cores, mib, {}))
-    except Exception as e:  # an older torchvision: no batched GPU decode or no transforms.v2
-        print("(e) skipped:", repr(e))
-    tv, cores, mib = bench_torchvision(a.data, a.threads, a.batch)
-    rows.append(("(f) torchvision DataLoader, then .cuda()", a.threads, tv, cores, mib, {}))
-    for t in [int(x) for x in a.threads_list.split(",") if x] if a.threads_list else []:
-        for label, dec, aug, args in (variants[0], variants[3]):
-            rate, cores, mib, per_op = bench_sluice(a.data, dec, aug, t, a.batch, decoder_args=args)
-            rows.append((label, t, rate, cores, mib, per_op))
-    print(f"\nimages/s, batch {a.batch}:")
+    if not a.skip_bench:
+        for t in [int(x) for x in a.threads_list.split(",") if x] or [a.threads]:
+            print(f"benchmark, {t} threads:", flush=True)
+            rows += bench_all(a.bench_data or a.data, t, a.batch, a.bench_images)
+    print(f"\nimages/s, batch {a.batch}, {a.bench_images} images timed per row:")
     for label, t, rate, cores, mib, per_op in rows:
-        print(f"  {label:<46} {t:2d} thr {rate:8.0f} img/s ({rate / tv:.2f}x (f))  {cores:5.2f} cores  {mib:7.0f} MiB GPU")
+        f = next((r for l, tt, r, *_ in rows if tt == t and l.startswith("(f)")), None)
+        ratio = f"{rate / f:.2f}x (f)" if f else ""
+        print(f"  {label:<46} {t:2d} thr {rate:8.0f} img/s ({ratio})  {cores:5.2f} cores  {mib:7.0f} MiB GPU")
         if per_op:
             print("      ms/batch per operator:", per_op)
     results["bench"] = [{"pipeline": l, "threads": t, "images_per_s": r, "cores_busy": c, "gpu_mib": m, "ms_per_batch": p}
