@@ -99,6 +99,14 @@ class DataNode:
     def __ge__(self, other): return _binary("ge", self, other)
     def __neg__(self): return expression("neg", self)
 
+    def shape(self, dtype=None, device="cpu"):
+        """The shape of each sample as a 1-D tensor (DALI's ``DataNode.shape()``, which DALI
+        recommends over its deprecated ``fn.shapes``); ``dtype`` defaults to int64."""
+        if device != "cpu":
+            raise ValueError(f"{self.name}.shape(): device must be 'cpu' (shapes are computed on the host)")
+        kwargs = {} if dtype is None else {"dtype": dtype}
+        return call_operator("shapes", [self], kwargs)[0]
+
     def __getitem__(self, index):
         """``x[i]``: element i of the outermost dimension of every sample (``shape[1]`` of a batch of
         shapes is the width). Only a single non-negative integer index (DALI also takes slices and

@@ -43,33 +43,60 @@ def find(root, dotted):
     return obj
 
 
-# DALI's legacy operator names, as fn spells them (ops spells them in camel case: FileReader),
-# -> the registry names they stand for.
+# DALI's legacy and deprecated operator names, as fn spells them (ops spells the last part in camel
+# case: FileReader, experimental.Equalize), -> the registry names they stand for. DALI 2.4's schemas
+# mark each deprecated name "in favor of" its target (GetSchema(name).DeprecatedInFavorOf()); a
+# target Sluice does not register yet is skipped, so the name appears with its operator.
 LEGACY_NAMES = {
     "file_reader": "readers.file",
     "image_decoder": "decoders.image",
     "image_decoder_random_crop": "decoders.image_random_crop",
     "image_decoder_crop": "decoders.image_crop",
+    "image_decoder_slice": "decoders.image_slice",
     "audio_decoder": "decoders.audio",
     "nemo_asr_reader": "readers.nemo_asr",
+    "numpy_reader": "readers.numpy",
     "video_reader": "readers.video",
     "coco_reader": "readers.coco",
+    "tfrecord_reader": "readers.tfrecord",
+    "mxnet_reader": "readers.mxnet",
+    "caffe_reader": "readers.caffe",
+    "caffe2_reader": "readers.caffe2",
+    "sequence_reader": "readers.sequence",
     "coin_flip": "random.coin_flip",
     "uniform": "random.uniform",
-    "normal": "random.normal",
+    "normal_distribution": "random.normal",
+    "transform_translation": "transforms.translation",
+    "fast_resize_crop_mirror": "resize_crop_mirror",
+    "experimental.audio_resample": "audio_resample",
+    "experimental.equalize": "equalize",
+    "experimental.filter": "filter",
+    "experimental.debayer": "debayer",
+    "experimental.peek_image_shape": "peek_image_shape",
+    "experimental.tensor_resize": "tensor_resize",
+    "experimental.decoders.image": "decoders.image",
+    "experimental.decoders.image_crop": "decoders.image_crop",
+    "experimental.decoders.image_random_crop": "decoders.image_random_crop",
+    "experimental.decoders.image_slice": "decoders.image_slice",
+    # DALI 2.4 graduated the video decoder: decoders.video is current, the experimental name
+    # (Sluice's registry name) deprecated.
+    "decoders.video": "experimental.decoders.video",
 }
 
 
 def install_legacy_names(root, leaf_name=lambda leaf: leaf):
     """Adds DALI's legacy names to `root` (the filled fn or ops module) as aliases of what `root`
-    holds for the operators they stand for; `leaf_name` spells names as `root` does (ops:
-    camel_case). A name `root` already has is left alone."""
+    holds for the operators they stand for; `leaf_name` spells the last part of a name as `root`
+    does (ops: camel_case). A name `root` already has is left alone."""
     for legacy, target in LEGACY_NAMES.items():
         path, leaf = split_name(target)
         obj = find(root, f"{path}.{leaf_name(leaf)}" if path else leaf_name(leaf))
-        alias = leaf_name(legacy)
-        if obj is not None and alias not in vars(root):
-            setattr(root, alias, obj)
+        alias_path, alias_leaf = split_name(legacy)
+        if obj is None:
+            continue
+        module = submodule(root, alias_path)
+        if leaf_name(alias_leaf) not in vars(module):
+            setattr(module, leaf_name(alias_leaf), obj)
 
 
 def split_name(registry_name):

@@ -110,9 +110,9 @@ _PYTHON_CLASSES = {"readers.TFRecord": ("readers.tfrecord", TFRecord),
 
 # DALI's class names that camel case does not spell (registry name -> DALI's spelling): installed
 # as aliases of the generated class.
-_DALI_CLASS_NAMES = {"mfcc": "MFCC", "readers.coco": "COCO"}
+_DALI_CLASS_NAMES = {"mfcc": "MFCC", "readers.coco": "COCO", "readers.mxnet": "MXNet"}
 # The same for legacy names (camel-cased legacy name -> DALI's spelling), at the top level.
-_DALI_LEGACY_CLASS_NAMES = {"CocoReader": "COCOReader"}
+_DALI_LEGACY_CLASS_NAMES = {"CocoReader": "COCOReader", "MxnetReader": "MXNetReader"}
 
 
 def _make_class(schema, class_name, module_name):

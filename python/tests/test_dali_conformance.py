@@ -281,7 +281,7 @@ def random_values(make, batch=64):
     (lambda: ops.Uniform(range=[0.6, 1.4])(), lambda v: v.min() >= 0.6 and v.max() < 1.4),
     (lambda: fn.random.normal(), lambda v: v.dtype == np.float32 and abs(v.mean()) < 0.5),
     (lambda: fn.random.normal(mean=10, stddev=0.001), lambda v: np.allclose(v, 10, atol=0.01)),
-    (lambda: fn.normal(shape=(3,), dtype=types.FLOAT64), lambda v: v.shape == (64, 3) and v.dtype == np.float64),
+    (lambda: fn.normal_distribution(shape=(3,), dtype=types.FLOAT64), lambda v: v.shape == (64, 3) and v.dtype == np.float64),
 ])
 def test_random_operator_forms(make, check):
     assert check(random_values(make))

@@ -86,7 +86,7 @@ def test_from_imports_as_the_examples_write_them():
 @pytest.mark.parametrize("legacy, name", [
     ("image_decoder", "decoders.image"), ("image_decoder_random_crop", "decoders.image_random_crop"),
     ("image_decoder_crop", "decoders.image_crop"), ("file_reader", "readers.file"),
-    ("coin_flip", "random.coin_flip"), ("uniform", "random.uniform"), ("normal", "random.normal"),
+    ("coin_flip", "random.coin_flip"), ("uniform", "random.uniform"), ("normal_distribution", "random.normal"),
 ])
 def test_legacy_fn_names(legacy, name):
     path, _, leaf = name.rpartition(".")
@@ -96,7 +96,7 @@ def test_legacy_fn_names(legacy, name):
 @pytest.mark.parametrize("legacy, cls", [
     ("FileReader", "readers.File"), ("ImageDecoder", "decoders.Image"),
     ("ImageDecoderRandomCrop", "decoders.ImageRandomCrop"), ("ImageDecoderCrop", "decoders.ImageCrop"),
-    ("CoinFlip", "random.CoinFlip"), ("Uniform", "random.Uniform"), ("Normal", "random.Normal"),
+    ("CoinFlip", "random.CoinFlip"), ("Uniform", "random.Uniform"), ("NormalDistribution", "random.Normal"),
 ])
 def test_legacy_ops_names(legacy, cls):
     path, _, leaf = cls.rpartition(".")

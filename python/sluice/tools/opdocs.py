@@ -14,6 +14,13 @@ from ..namespaces import LEGACY_NAMES, camel_case, split_name
 SLUICE_ONLY = {
     "arithmetic.scalar": "what `DataNode` arithmetic with a constant (`images * 2`) adds to the graph; "
                          "DALI's arithmetic operators have no `fn` name",
+    "arithmetic.expression": "what `DataNode` arithmetic and `sluice.math` add to the graph, one per "
+                             "expression chain; DALI's counterpart is its internal `_arithmetic_generic_op`",
+}
+
+# Operators DALI 2.4 still has but marks deprecated, and what DALI says to use instead.
+DALI_DEPRECATED = {
+    "shapes": "the `DataNode.shape()` method",
 }
 
 
@@ -31,6 +38,12 @@ def _legacy(name):
     return sorted(k for k, v in LEGACY_NAMES.items() if v == name)
 
 
+def ops_spelling(name):
+    """ "experimental.audio_resample" -> "experimental.AudioResample" (ops camel-cases the last part)."""
+    path, leaf = split_name(name)
+    return f"{path}.{camel_case(leaf)}" if path else camel_case(leaf)
+
+
 def dali_names(name):
     """DALI's names for the registry name `name`: (fn name, ops name, legacy aliases), or None
     when DALI has no such operator."""
@@ -38,7 +51,7 @@ def dali_names(name):
         return None
     path, leaf = split_name(name)
     cls = f"{path}.{camel_case(leaf)}" if path else camel_case(leaf)
-    legacy = [f"fn.{n}" for n in _legacy(name)] + [f"ops.{camel_case(n)}" for n in _legacy(name)]
+    legacy = [f"fn.{n}" for n in _legacy(name)] + [f"ops.{ops_spelling(n)}" for n in _legacy(name)]
     return f"nvidia.dali.fn.{name}", f"nvidia.dali.ops.{cls}", legacy
 
 
@@ -111,8 +124,10 @@ def markdown():
         desc, _ = _sections(info.doc)
         dali = dali_names(n)
         anchor = re.sub(r"[^a-z0-9_-]", "", n.lower())
+        dali_cell = ("`fn." + n + "`" + (" (deprecated in DALI)" if n in DALI_DEPRECATED else "")) if dali \
+            else "none (Sluice only)"
         out.append(f"| [`{n}`](#{anchor}) | {', '.join(info.backends)} | "
-                   f"{'`fn.' + n + '`' if dali else 'none (Sluice only)'} | {_md(desc.splitlines()[0] if desc else '')} |")
+                   f"{dali_cell} | {_md(desc.splitlines()[0] if desc else '')} |")
     for n in names:
         info = infos[n]
         desc, sections = _sections(info.doc)
@@ -123,6 +138,8 @@ def markdown():
             line = f"- **DALI**: `{fn_name}`, `{ops_name}`"
             if legacy:
                 line += " (legacy names: " + ", ".join(f"`{x}`" for x in legacy) + ")"
+            if n in DALI_DEPRECATED:
+                line += f"; deprecated in DALI 2.4, which recommends {DALI_DEPRECATED[n]}"
             out.append(line)
         else:
             out.append(f"- **DALI**: none (Sluice only: {SLUICE_ONLY[n]})")
