@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # Accuracy thresholds (dB) of the scaled path against the exact one, train recipe, uint8 224x224.
 # Measured on the 64-image --hires set: see the README's performance notes.
-MEDIAN_PSNR_MIN = 33.0
+MEDIAN_PSNR_MIN = 38.0
 WORST_PSNR_MIN = 27.0
 
 
