@@ -177,3 +177,19 @@ def test_truncated_jpeg_is_replaced_the_same_way(photo, scaled):
     assert [(r.sample, r.replaced_by, os.path.basename(r.path)) for r in log] == [(1, 0, "big_truncated.jpg")]
     assert "truncated or corrupt JPEG" in log[0].message
     assert pipe.executor_statistics()["dec"]["replaced_samples"] == 1
+
+
+def test_scaled_only_with_a_known_target_and_a_window_twice_its_size(photo):
+    files = [photo[0]] * 2
+    # No resize after the decoder: no target, nothing changes.
+    assert all(np.array_equal(a, b) for a, b in zip(run(files, "image_crop", batch_size=2, resize=0, crop=(1500, 2000)),
+                                                    run(files, "image_crop", batch_size=2, resize=0, crop=(1500, 2000),
+                                                        scaled_decode=True)))
+    # A 440x600 window before a 224x224 resize: 1/2 would give 220 rows, below the target: exact.
+    assert all(np.array_equal(a, b) for a, b in zip(run(files, "image_crop", batch_size=2, crop=(440, 600)),
+                                                    run(files, "image_crop", batch_size=2, crop=(440, 600),
+                                                        scaled_decode=True)))
+    # 448x600: 1/2 gives 224x300, at or above the target: reduced.
+    assert not all(np.array_equal(a, b) for a, b in zip(run(files, "image_crop", batch_size=2, crop=(448, 600)),
+                                                        run(files, "image_crop", batch_size=2, crop=(448, 600),
+                                                            scaled_decode=True)))
