@@ -23,15 +23,14 @@ kernels::OutputColor ColorOf(const std::string& s) {
 
 OpSchema& AddDecoderArgs(OpSchema& s, bool windowed) {
   const std::string scaled_doc =
-      windowed ? "Opt-in (off by default: the output is then the exact decode of the window, bit for bit). When this "
-                 "decoder feeds only a resize to a fixed size (or decode_size_hint is given), decode each JPEG's window "
-                 "at the smallest DCT scale (1/8, 1/4, 1/2) that keeps both of its extents at or above the resize's "
-                 "output: only windows at least about twice that size in both extents are reduced, the others are "
-                 "decoded exactly. The window's edges are scaled and rounded to the nearest whole scaled pixel, so the "
-                 "output covers the same part of the image as the exact decode to within half a scaled pixel; the "
-                 "window drawn (random_crop: the same seed gives the same windows) does not depend on this argument. "
-                 "Pixels differ from the exact decode (PSNR after a resize to 224 on 12-megapixel photographs: see "
-                 "README, Performance notes). Without a fixed-size resize after it, no effect. Not DALI's."
+      windowed ? "Opt-in: by default each window is decoded exactly, bit for bit (a decode_size_hint given by hand "
+                 "applies either way). With True, when this decoder feeds only a resize to a fixed size, each JPEG's "
+                 "window is decoded at the smallest DCT scale (1/8, 1/4, 1/2) that keeps both of its extents at or "
+                 "above the resize's output, so only windows at least about twice that size are reduced. The window's "
+                 "edges are scaled and rounded to the nearest whole scaled pixel: the output covers the same part of "
+                 "the image as the exact decode, to within half a scaled pixel. The windows drawn do not depend on "
+                 "this argument (random_crop: same seed, same windows); pixels differ (PSNR against the exact decode: "
+                 "README, \"Scaled ROI decode on 12-megapixel photographs\"). Not DALI's."
                : "Let the pipeline set decode_size_hint when this decoder feeds only a resize to a fixed size.";
   return s.Input("data", "Encoded images (uint8, 1-D): JPEG, PNG, WebP, BMP or PNM; the format is detected from the bytes.",
                  {DType::kUInt8})
