@@ -14,6 +14,11 @@ Output, all under DIR:
   manifest.tsv          path, class, width, height, mode, subsampling, quality,
                         progressive, bytes, sha256 (written last: it marks a complete set)
 
+--hires makes a high-resolution set instead (4 classes x 16 by default): 12-megapixel
+photographs as phones and crawls hold them, 4000x3000 (a quarter 3000x4000), JPEG
+quality 90..94, 80% 4:2:0, finer grain, no odd files; each is a random crop of one
+photo resampled (Lanczos) to that size. Same layout and determinism; about 3 MB per image.
+
 The images look like ImageNet's to a decoder: sides 150..800 px (mean about 404x354),
 JPEG quality 95..97, 80% of the RGB files 4:4:4 and the rest 4:2:0, seeded Gaussian
 grain so entropy lands at 4-5 bits per pixel (about 4.6, 90 KB per image), and 4% odd
@@ -97,6 +102,12 @@ ODD = (("L", 0.015), ("CMYK", 0.010), ("progressive", 0.015))
 MANIFEST_HEADER = ("path", "class", "width", "height", "mode", "subsampling", "quality",
                    "progressive", "bytes", "sha256")
 OUTPUTS = ("train", "wds", "manifest.tsv", "file_list.txt")
+# --hires: 12 MP, as phone photographs (mostly 4:2:0, quality in the low 90s).
+HIRES_SIZE = (4000, 3000)
+HIRES_Q_RANGE = (90, 94)
+HIRES_P_444 = 0.2
+HIRES_P_PORTRAIT = 0.25
+HIRES_GRAIN = 2.0
 
 
 def fail(msg):
@@ -131,6 +142,9 @@ def parse_args(argv):
     ap.add_argument("--shard-size", type=int, help="samples per WebDataset shard (default 500)")
     ap.add_argument("--small", action="store_true",
                     help="tiny set for tests: 4 classes x 16, 20 samples per shard")
+    ap.add_argument("--hires", action="store_true",
+                    help="high-resolution set: 12 MP (4000x3000) photographs, 4 classes x 16 "
+                         "and 32 per shard unless given")
     ap.add_argument("--force", action="store_true",
                     help="replace an existing dataset in DIR")
     ap.add_argument("--print-packages", action="store_true",
@@ -140,7 +154,9 @@ def parse_args(argv):
         return a
     if not a.dir:
         ap.error("missing DIR")
-    small = (4, 16, 20) if a.small else (10, 200, 500)
+    if a.small and a.hires:
+        ap.error("--small and --hires are exclusive")
+    small = (4, 16, 20) if a.small else (4, 16, 32) if a.hires else (10, 200, 500)
     a.classes = small[0] if a.classes is None else a.classes
     a.per_class = small[1] if a.per_class is None else a.per_class
     a.shard_size = small[2] if a.shard_size is None else a.shard_size
@@ -235,7 +251,7 @@ def crop_box(rng, src_size, region, w, h):
     return (x0, y0, x0 + cw, y0 + ch), w, h
 
 
-def add_grain(img, seed):
+def add_grain(img, seed, grain=GRAIN):
     """Seeded Gaussian grain: one luma field for all channels plus half as strong
     per-channel chroma noise. Raises entropy to ImageNet's level."""
     import numpy as np
@@ -243,8 +259,8 @@ def add_grain(img, seed):
     gen = np.random.Generator(np.random.PCG64(seed))
     a = np.asarray(img, dtype=np.float32)
     noise = gen.standard_normal(a.shape, dtype=np.float32)
-    noise *= GRAIN / 2
-    noise += GRAIN * gen.standard_normal(a.shape[:2] + (1,), dtype=np.float32)
+    noise *= grain / 2
+    noise += grain * gen.standard_normal(a.shape[:2] + (1,), dtype=np.float32)
     a += noise
     np.rint(a, out=a)
     np.clip(a, 0, 255, out=a)
@@ -259,6 +275,8 @@ def make_sample(job):
     """Creates one image from (seed, index) alone, writes it, returns its manifest row."""
     from PIL import Image, JpegImagePlugin
     out, seed, idx, per_class, sources, kind = job
+    if kind == "hires":
+        return make_hires_sample(job)
     cls, n = divmod(idx, per_class)
     rng = random.Random(seed_int("sluice-sample", seed, "image", idx))
     photo, region, nregions = sources[rng.randrange(len(sources))]
@@ -274,6 +292,45 @@ def make_sample(job):
     if flip:
         img = img.transpose(Image.FLIP_LEFT_RIGHT)
     img = add_grain(img, grain_seed)
+    return write_sample(out, idx, per_class, img, kind, quality, sub444, (w, h))
+
+
+def make_hires_sample(job):
+    """--hires: one 12 MP image from (seed, index) alone (its own seed namespace, so the
+    default set is untouched): a random crop of the photo's region at 4:3 (or 3:4) that
+    keeps at least 60% of its width, resampled to 4000x3000, grain, JPEG."""
+    from PIL import Image
+    out, seed, idx, per_class, sources, _ = job
+    rng = random.Random(seed_int("sluice-hires", seed, "image", idx))
+    photo, region, nregions = sources[rng.randrange(len(sources))]
+    src = _PHOTO_IMAGES[photo]
+    w, h = HIRES_SIZE if rng.random() >= HIRES_P_PORTRAIT else HIRES_SIZE[::-1]
+    sw, sh = src.size
+    r, nr = region, nregions
+    if sw >= sh:
+        rx0, ry0, rw, rh = sw * r / nr, 0.0, sw / nr, float(sh)
+    else:
+        rx0, ry0, rw, rh = 0.0, sh * r / nr, float(sw), sh / nr
+    max_w = min(rw, rh * w / h)
+    cw = max_w * rng.uniform(0.6, 1.0)
+    ch = cw * h / w
+    x0 = rx0 + (rw - cw) * rng.random()
+    y0 = ry0 + (rh - ch) * rng.random()
+    flip = rng.random() < 0.5
+    quality = rng.randint(*HIRES_Q_RANGE)
+    sub444 = rng.random() < HIRES_P_444
+    img = src.resize((w, h), Image.LANCZOS, box=(x0, y0, x0 + cw, y0 + ch))
+    if flip:
+        img = img.transpose(Image.FLIP_LEFT_RIGHT)
+    img = add_grain(img, seed_int("sluice-hires", seed, "grain", idx), HIRES_GRAIN)
+    return write_sample(out, idx, per_class, img, "", quality, sub444, (w, h))
+
+
+def write_sample(out, idx, per_class, img, kind, quality, sub444, size):
+    """Encodes and writes one image; returns (index, manifest row)."""
+    from PIL import Image, JpegImagePlugin
+    cls, n = divmod(idx, per_class)
+    w, h = size
     options = dict(quality=quality, optimize=False, progressive=(kind == "progressive"),
                    subsampling=0 if sub444 else 2)
     if kind in ("L", "CMYK"):
@@ -395,7 +452,7 @@ def prepare_dir(out, force):
 def generate(a, out, sources):
     """Runs make_sample over every index; returns the manifest rows in index order."""
     total = a.classes * a.per_class
-    kinds = odd_kinds(a.seed, total)
+    kinds = {i: "hires" for i in range(total)} if a.hires else odd_kinds(a.seed, total)
     jobs = [(out, a.seed, i, a.per_class, sources[i // a.per_class], kinds.get(i, ""))
             for i in range(total)]
     rows = [None] * total
@@ -477,7 +534,8 @@ def main(argv):
     print("resolution:  mean %.0fx%.0f, min %dx%d, max %dx%d (width x height)"
           % (sum(ws) / total, sum(hs) / total, min(ws), min(hs), max(ws), max(hs)))
     print("encoding:    %s; quality %d..%d"
-          % (", ".join("%s %d" % kv for kv in sorted(mix.items())), *Q_RANGE))
+          % (", ".join("%s %d" % kv for kv in sorted(mix.items())),
+             *(HIRES_Q_RANGE if a.hires else Q_RANGE)))
     print("wds:         %d shards of <= %d samples, %.1f MB, sha256 %s"
           % (nshards, a.shard_size, shard_bytes / 1e6, wds_fp))
     print("time:        %.1f s (photos %.1f s, images %.1f s, shards %.1f s; %d jobs)"

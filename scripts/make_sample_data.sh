@@ -4,6 +4,7 @@
 # Usage: scripts/make_sample_data.sh [options] DIR      (--help lists the options)
 #   scripts/make_sample_data.sh sample_data                   # 10 classes x 200 images (make demo)
 #   scripts/make_sample_data.sh --small --force /tmp/sluice_small   # 4 x 16, for tests
+#   scripts/make_sample_data.sh --hires sample_data_hires     # 4 x 16 photographs of 12 MP
 #
 # Installs what is missing with apt-get (root or sudo, --no-install-recommends):
 # python3-pil, python3-numpy and the Debian photo packages the images are cut from

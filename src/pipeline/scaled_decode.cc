@@ -20,7 +20,13 @@ int ApplyScaledDecode(std::vector<OpSpec>& specs, const std::vector<std::string>
     const OpSchema* schema = registry.Find(s.op);
     if (!schema || !schema->size_hint() || s.outputs.empty()) continue;
     const SizeHint& hint = *schema->size_hint();
-    if (auto it = s.args.find(hint.enable_arg); it != s.args.end() && !std::get<bool>(it->second)) continue;
+    // The enable argument as given, else its default (true on decoders.image, false on the
+    // decoders that decode a window: theirs is opt-in).
+    bool enabled = true;
+    if (auto it = s.args.find(hint.enable_arg); it != s.args.end()) enabled = std::get<bool>(it->second);
+    else if (const ArgSchema* a = schema->FindArg(hint.enable_arg); a && a->default_value)
+      enabled = std::get<bool>(*a->default_value);
+    if (!enabled) continue;
     if (s.args.count(hint.hint_arg) || s.arg_inputs.count(hint.hint_arg)) continue;
     const std::string& edge = s.outputs[0];
     if (uses[edge] != 1 || !consumer.count(edge)) continue;

@@ -10,7 +10,7 @@
 namespace sluice {
 
 // Sets the size hint (decoders: `decode_size_hint`) on every eligible producer: its enable argument
-// (`scaled_decode`) is true, the user gave no hint, and its output 0 goes only to input 0 of one
+// (`scaled_decode`) is true (as given, else its schema default), the user gave no hint, and its output 0 goes only to input 0 of one
 // operator whose MinInputSize hook bounds both extents from below (resize with constant sizes). `outputs` are the pipeline's output edges (a decoder output that the
 // pipeline returns is not eligible). Returns how many decoders it changed.
 int ApplyScaledDecode(std::vector<OpSpec>& specs, const std::vector<std::string>& outputs);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <thread>
+#include <utility>
 
 #include "kernels/decode/image_decoder.h"
 #include "kernels/decode/pixel_convert.h"
@@ -148,6 +150,74 @@ TEST(JpegDecode, ScaledRoiIsWindowOfScaledDecode) {
   EXPECT_EQ(roi.w, 75);
   EXPECT_EQ(roi.h, 60);
   EXPECT_EQ(MaxAbsDiff(roi.data, Crop(full, 25, 15, 75, 60).data), 0);
+}
+
+TEST(JpegDecode, ScaledRoiEdgesRoundToNearestScaledPixel) {
+  // Full scale: the ROI itself.
+  EXPECT_EQ(ScaledRoiEdges(13, 101, 500, 8), std::make_pair(13, 114));
+  // 1/2: [13, 114) -> [6.5, 57) -> [7, 57) (halves up).
+  EXPECT_EQ(ScaledRoiEdges(13, 101, 500, 4), std::make_pair(7, 57));
+  // 1/8: [13, 114) -> [1.625, 14.25) -> [2, 14).
+  EXPECT_EQ(ScaledRoiEdges(13, 101, 500, 1), std::make_pair(2, 14));
+  // The last edge stays inside the scaled axis (ceil(499 / 8) = 63), a window keeps one pixel.
+  EXPECT_EQ(ScaledRoiEdges(490, 9, 499, 1), std::make_pair(61, 62));
+  EXPECT_EQ(ScaledRoiEdges(498, 1, 499, 1), std::make_pair(62, 63));
+  EXPECT_EQ(ScaledRoiEdges(0, 2, 16, 1), std::make_pair(0, 1));
+  // Every edge within half a scaled pixel of the exact one, on every window of a small axis.
+  for (int n : {1, 2, 4})
+    for (int full = 1; full <= 40; ++full)
+      for (int x = 0; x < full; ++x)
+        for (int w = 1; x + w <= full; ++w) {
+          const auto [a, b] = ScaledRoiEdges(x, w, full, n);
+          ASSERT_LT(a, b);
+          ASSERT_LE(b, (full * n + 7) / 8);
+          if (w * n >= 16) {  // at least two scaled pixels: no clamping to one
+            EXPECT_LE(std::abs(2 * (8 * a - x * n)), 8) << n << " " << full << " " << x << " " << w;
+            EXPECT_LE(std::abs(2 * (8 * b - (x + w) * n)), 8) << n << " " << full << " " << x << " " << w;
+          }
+        }
+}
+
+TEST(JpegDecode, ScaledRoiIsNearestWindowOfScaledDecode) {
+  // An unaligned window: the decoded pixels are those of the whole image decoded at the chosen
+  // scale, at the window's edges rounded to the nearest scaled pixel (not rounded outward).
+  auto bytes = ReadImage("photo_500x375.jpg");
+  const auto info = PeekImage(bytes);
+  DecodeParams p;
+  p.roi = CropWindow{13, 7, 301, 243};  // x, y, w, h
+  for (int target : {0, 120, 60, 30}) {
+    p.target_width = p.target_height = target;
+    const int n = PlanDecode(info, p).scale_num;
+    const auto [x0, x1] = ScaledRoiEdges(13, 301, 500, n);
+    const auto [y0, y1] = ScaledRoiEdges(7, 243, 375, n);
+    EXPECT_GE(x1 - x0, target);
+    EXPECT_GE(y1 - y0, target);
+    if (target == 0) EXPECT_EQ(n, 8);
+    if (target == 120) EXPECT_EQ(n, 4);  // 1/2: 150 x 121
+    if (target == 30) EXPECT_EQ(n, 1);   // 1/8: 37 x 30
+    Image roi = Decode(bytes, p);
+    Image full = TjDecode(bytes, TJPF_RGB, n);
+    ASSERT_EQ(roi.w, x1 - x0);
+    ASSERT_EQ(roi.h, y1 - y0);
+    EXPECT_EQ(MaxAbsDiff(roi.data, Crop(full, x0, y0, x1 - x0, y1 - y0).data), 0) << "scale " << n << "/8";
+  }
+}
+
+TEST(JpegDecode, ScaledRoiSameErrorsAsExact) {
+  // Truncated and corrupt data through the scaled ROI path fail as through the exact one.
+  auto good = ReadImage("photo_500x375.jpg");
+  std::vector<uint8_t> trunc(good.begin(), good.begin() + good.size() / 2);
+  for (int target : {0, 60}) {
+    DecodeParams p;
+    p.roi = CropWindow{13, 200, 301, 170};  // rows in the missing half
+    p.target_width = p.target_height = target;
+    try {
+      Decode(trunc, p);
+      FAIL() << "no error for a truncated JPEG, target " << target;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("truncated or corrupt JPEG"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(JpegDecode, ErrorsAreSluiceErrors) {

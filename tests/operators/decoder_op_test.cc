@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "kernels/decode/image_decoder.h"
 #include "operators/op_test_util.h"
@@ -196,6 +197,30 @@ TEST(ScaledDecode, DecoderFeedingAResizeDecodesAtAReducedScale) {
   ASSERT_EQ(full.size(), scaled.size());
   EXPECT_NE(full, scaled);           // it did decode differently
   EXPECT_GT(Psnr(full, scaled), 30);  // and the result is close
+}
+
+TEST(ScaledDecode, WindowedDecodersScaleOnlyWhenAsked) {
+  // image_crop's 400x300 window before a 100x75 resize: 1/2 and 1/4 keep it at or above the target,
+  // but only with scaled_decode=True; by default (no argument) the window is decoded exactly.
+  auto run = [&](std::optional<bool> scaled) {
+    Pipeline p(Options(1));
+    auto r = p.AddOperator(OperatorDef("readers.file").Arg("files", std::vector<std::string>{ImagePath("photo_500x375.jpg")}));
+    OperatorDef dec("decoders.image_crop");
+    dec.Input(r[0]).Arg("crop", std::vector<double>{300, 400});
+    if (scaled) dec.Arg("scaled_decode", *scaled);
+    auto d = p.AddOperator(dec)[0];
+    auto s = p.AddOperator(OperatorDef("resize").Input(d).Arg("resize_x", 100.0).Arg("resize_y", 75.0))[0];
+    p.SetOutputs({s});
+    p.Build();
+    return SampleData<uint8_t>(p.Run()[0], 0);
+  };
+  const auto by_default = run(std::nullopt), exact = run(false), scaled = run(true);
+  EXPECT_EQ(by_default, exact);
+  ASSERT_EQ(exact.size(), scaled.size());
+  EXPECT_NE(exact, scaled);
+  // 1/4 gives the 100x75 output itself: the DCT's reduction against the resize's antialiasing
+  // filter (29.0 dB on this detailed photograph).
+  EXPECT_GT(Psnr(exact, scaled), 27);
 }
 
 }  // namespace

@@ -82,24 +82,35 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
   }
   if (p.roi && p.scaled_roi) throw Error("internal: roi and scaled_roi are exclusive");
   const CropWindow s = OrientedToStored(roi, info.width, info.height, plan.orientation);
+  // 64-bit intermediates: extents up to 2^30 times the numerator would overflow int.
+  auto scaled_ceil = [](int v, int n) { return int((int64_t(v) * n + 7) / 8); };
+  // A ROI at scale n/8: the window's edges scaled and rounded to the nearest whole scaled pixel
+  // (half up), so that the decoded pixels cover the ROI's region of the image to within half a
+  // scaled pixel on each side (ScaledRoiEdges in image_decoder.h). Without a ROI, the whole scaled
+  // image (libjpeg's extents: rounded up).
+  auto scaled_window = [&](int n) {
+    if (!p.roi) return CropWindow{0, 0, scaled_ceil(info.width, n), scaled_ceil(info.height, n)};
+    const auto [x0, x1] = ScaledRoiEdges(s.x, s.w, info.width, n);
+    const auto [y0, y1] = ScaledRoiEdges(s.y, s.h, info.height, n);
+    return CropWindow{x0, y0, x1 - x0, y1 - y0};
+  };
   int n = 8;
   if (info.format == ImageFormat::kJpeg && (p.target_width > 0 || p.target_height > 0)) {
     const int tw = swap ? p.target_height : p.target_width, th = swap ? p.target_width : p.target_height;
     // Only 1/8, 2/8 and 4/8: libjpeg-turbo has SIMD IDCTs for those; 5/8 to 7/8 decode slower than
     // the full image (500x375: 762-1060 us against 687 us) and 3/8 slower than 4/8
-    // (bench_kernels_decode, BM_DecodeScale_TjDecompress2).
+    // (bench_kernels_decode, BM_DecodeScale_TjDecompress2). The smallest whose window stays at or
+    // above the target in both extents: 1/2 only for a window at least about twice the target.
     for (int cand : {1, 2, 4}) {
-      if ((int64_t(s.w) * cand + 7) / 8 >= tw && (int64_t(s.h) * cand + 7) / 8 >= th) {
+      const CropWindow c = scaled_window(cand);
+      if (c.w >= tw && c.h >= th) {
         n = cand;
         break;
       }
     }
   }
   plan.scale_num = n;
-  // 64-bit intermediates: extents up to 2^30 times the numerator would overflow int.
-  auto scaled_floor = [n](int v) { return int(int64_t(v) * n / 8); };
-  auto scaled_ceil = [n](int v) { return int((int64_t(v) * n + 7) / 8); };
-  const int sw = scaled_ceil(info.width), sh = scaled_ceil(info.height);
+  const int sw = scaled_ceil(info.width, n), sh = scaled_ceil(info.height, n);
   if (p.scaled_roi) {
     const CropWindow& r = *p.scaled_roi;
     const int sow = swap ? sh : sw, soh = swap ? sw : sh;
@@ -113,12 +124,11 @@ DecodePlan PlanDecode(const ImageInfo& info, const DecodeParams& p) {
     plan.raw_w = st.w;
     plan.raw_h = st.h;
   } else {
-    const int x0 = scaled_floor(s.x), y0 = scaled_floor(s.y);
-    const int x1 = std::min(sw, scaled_ceil(s.x + s.w)), y1 = std::min(sh, scaled_ceil(s.y + s.h));
-    plan.raw_x = x0;
-    plan.raw_y = y0;
-    plan.raw_w = std::max(1, x1 - x0);
-    plan.raw_h = std::max(1, y1 - y0);
+    const CropWindow c = scaled_window(n);
+    plan.raw_x = c.x;
+    plan.raw_y = c.y;
+    plan.raw_w = c.w;
+    plan.raw_h = c.h;
   }
   plan.width = swap ? plan.raw_h : plan.raw_w;
   plan.height = swap ? plan.raw_w : plan.raw_h;

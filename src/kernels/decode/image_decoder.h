@@ -13,10 +13,12 @@
 // Errors: every failure (unsupported format, corrupt or truncated data, too many pixels, buffer too
 // small) throws sluice::Error; nothing calls exit() or aborts.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "kernels/crop/crop_window.h"
 
@@ -64,10 +66,26 @@ struct DecodeParams {
   std::optional<CropWindow> scaled_roi;
   // Scaled decode (JPEG only, others ignore it): the smallest scale in {1/8, 1/4, 1/2, 1} whose
   // output (of the ROI, or the whole image) is >= target in both extents. 0 = full resolution.
+  // A ROI's window at that scale is ScaledRoiEdges' in each axis.
   int target_width = 0, target_height = 0;  // in oriented coordinates
   bool use_fast_idct = false;               // JDCT_IFAST instead of libjpeg's default JDCT_ISLOW
   int64_t max_pixels = int64_t{1} << 28;    // limit on stored width*height, checked before decoding
 };
+
+// One axis of a ROI decoded at scale n/8 (n in 1..8): the ROI [start, start + extent) of a stored
+// axis of `full` pixels maps to the scaled pixels [first, last), each edge scaled and rounded to
+// the nearest whole scaled pixel (halves up), kept inside the scaled axis (ceil(full * n / 8)
+// pixels) and at least one pixel wide. The decoded pixels then cover the ROI's part of the image to
+// within half a scaled pixel (4 / n source pixels) on each side; n = 8 gives the ROI itself. (The
+// decoder reads whole iMCUs around it and keeps this sub-window: jpeg_decoder.cc.)
+inline std::pair<int, int> ScaledRoiEdges(int start, int extent, int full, int n) {
+  const int64_t scaled_full = (int64_t(full) * n + 7) / 8;
+  auto nearest = [n](int64_t v) { return (2 * v * n + 8) / 16; };  // floor(v * n / 8 + 1/2), v >= 0
+  int64_t first = std::min(nearest(start), scaled_full - 1);
+  int64_t last = std::min(nearest(int64_t(start) + extent), scaled_full);
+  if (last <= first) last = first + 1;
+  return {int(first), int(last)};
+}
 
 // What DecodeImage will produce for given bytes' info and params.
 struct DecodePlan {

@@ -21,7 +21,17 @@ kernels::OutputColor ColorOf(const std::string& s) {
 
 }  // namespace
 
-OpSchema& AddDecoderArgs(OpSchema& s) {
+OpSchema& AddDecoderArgs(OpSchema& s, bool windowed) {
+  const std::string scaled_doc =
+      windowed ? "Opt-in: by default each window is decoded exactly, bit for bit (a decode_size_hint given by hand "
+                 "applies either way). With True, when this decoder feeds only a resize to a fixed size, each JPEG's "
+                 "window is decoded at the smallest DCT scale (1/8, 1/4, 1/2) that keeps both of its extents at or "
+                 "above the resize's output, so only windows at least about twice that size are reduced. The window's "
+                 "edges are scaled and rounded to the nearest whole scaled pixel: the output covers the same part of "
+                 "the image as the exact decode, to within half a scaled pixel. The windows drawn do not depend on "
+                 "this argument (random_crop: same seed, same windows); pixels differ (PSNR against the exact decode: "
+                 "README, \"Scaled ROI decode on 12-megapixel photographs\"). Not DALI's."
+               : "Let the pipeline set decode_size_hint when this decoder feeds only a resize to a fixed size.";
   return s.Input("data", "Encoded images (uint8, 1-D): JPEG, PNG, WebP, BMP or PNM; the format is detected from the bytes.",
                  {DType::kUInt8})
       .Output("images", "Decoded images, HWC uint8.")
@@ -46,8 +56,7 @@ OpSchema& AddDecoderArgs(OpSchema& s) {
            "(1/8, 1/4, 1/2) that keeps both extents at or above it. [0, 0] decodes at full resolution. Set automatically when "
            "the decoder feeds a resize directly (see `scaled_decode`).")
       .Count({2}).Min(0)
-      .Arg("scaled_decode", ArgType::kBool, true,
-           "Let the pipeline set decode_size_hint when this decoder feeds only a resize to a fixed size.")
+      .Arg("scaled_decode", ArgType::kBool, !windowed, scaled_doc)
       .AcceptsSizeHint("decode_size_hint", "scaled_decode")
       .Arg("roi_decode", ArgType::kBool, true,
            "decoders.image: let the pipeline decode only the part of each JPEG that the output uses when this "

@@ -18,8 +18,10 @@
 
 namespace sluice {
 
-// Adds the arguments every decoder takes to `schema`.
-OpSchema& AddDecoderArgs(OpSchema& schema);
+// Adds the arguments every decoder takes to `schema`. `windowed`: the decoder decodes a window of
+// each image (image_crop, image_random_crop, image_slice): its scaled decode is opt-in
+// (scaled_decode defaults to false) and documented for a window.
+OpSchema& AddDecoderArgs(OpSchema& schema, bool windowed = false);
 // The decoder `op`'s output_type argument.
 kernels::OutputColor DecoderOutputColor(const Operator& op);
 

@@ -198,21 +198,21 @@ SLUICE_REGISTER_OPERATORS(RegisterDecoders) {
       })
       .Random()
       .Factory("cpu", MakeFactory<ImageDecoderOp>());
-  r.Register(std::move(AddDecoderArgs(rc)));
+  r.Register(std::move(AddDecoderArgs(rc, /*windowed=*/true)));
 
   OpSchema crop("decoders.image_crop");
   crop.Doc("Decodes a fixed window of each image (crop, crop_pos_x, crop_pos_y), decoding only that window. A window "
            "extending past the image is clamped to it.")
       .Factory("cpu", MakeFactory<ImageDecoderOp>());
   AddCropArgs(crop);
-  r.Register(std::move(AddDecoderArgs(crop)));
+  r.Register(std::move(AddDecoderArgs(crop, /*windowed=*/true)));
 
   OpSchema slice("decoders.image_slice");
   slice.Doc("Decodes the window given by the anchor and shape inputs (as slice's, e.g. random_bbox_crop's outputs), "
             "decoding only that window: JPEG rows above and below it are skipped and columns cropped to iMCU "
             "boundaries.")
       .Factory("cpu", MakeFactory<ImageDecoderOp>());
-  AddDecoderArgs(slice)
+  AddDecoderArgs(slice, /*windowed=*/true)
       .Input("anchor", "The window's start per sliced axis (float: relative with normalized_anchor; integer: pixels).")
       .Input("shape", "The window's extent per sliced axis (float: relative with normalized_shape; integer: pixels).")
       .Arg("axis_names", ArgType::kString, std::string("WH"), "The axes anchor and shape refer to, in their order.")
