@@ -34,6 +34,8 @@ def test_peer_pipelines_are_named_from_the_one_list():
     assert counterpart("train-wds", PEER["dali"]) == "dali-train"
     assert counterpart("train-randaug", PEER["spdl"]) is None
     assert counterpart("decode-only", PEER["torchvision"]) is None
+    # Each peer names the function its worker runs (imported there, with the peer's library).
+    assert [p.epochs_function().__name__ for p in PEERS] == ["torchvision_epochs", "dali_epochs", "spdl_epochs"]
 
 
 def test_each_peer_may_run_in_its_own_interpreter(monkeypatch):

@@ -10,6 +10,7 @@ from the same Python has Debian's torch and numpy)."""
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import subprocess
 import sys
@@ -26,14 +27,22 @@ class Peer:
     recipes: tuple[str, ...]  # the Sluice recipes it has a counterpart of
     python_option: str | None  # the bench option naming another interpreter for it, or None
     install: str  # printed when it cannot be imported
+    epochs: str  # "module:function" in sluice.tools, (recipe, data, batch_size, threads, seed) ->
+    #              one iterable of (images, labels) batches per epoch, run in the worker
+
+    def epochs_function(self):
+        module, function = self.epochs.split(":")
+        return getattr(importlib.import_module(module, __package__), function)
 
 
 PEERS = (
     Peer("torchvision", "torchvision", "torchvision", ("train", "val", "train-randaug"), None,
-         "apt-get install python3-torchvision"),
+         "apt-get install python3-torchvision", ".bench_pipelines:torchvision_epochs"),
     Peer("dali", "DALI", "nvidia.dali", ("train", "val"), "--dali-python",
-         'pip install nvidia-dali-cuda120==2.4.0 nvidia-nvimgcodec-cu12 "numpy<2" (see README: peers)'),
-    Peer("spdl", "SPDL", "spdl.io", ("train", "val"), "--spdl-python", "pip install spdl (see README: peers)"),
+         'pip install nvidia-dali-cuda120==2.4.0 nvidia-nvimgcodec-cu12 "numpy<2" (see README: peers)',
+         ".bench_pipelines:dali_epochs"),
+    Peer("spdl", "SPDL", "spdl.io", ("train", "val"), "--spdl-python", "pip install spdl (see README: peers)",
+         ".bench_spdl:spdl_epochs"),
 )
 PEER_PIPELINES = [f"{p.name}-{r}" for p in PEERS for r in p.recipes]
 # The recipe a Sluice pipeline shares with the peers (train-wds is train on other files).

@@ -103,23 +103,27 @@ def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: i
     return pipe()
 
 
-def torchvision_loader(kind: str, data: str, batch_size: int, threads: int):
+def torchvision_epochs(recipe: str, data: str, batch_size: int, threads: int, seed: int):
+    """torchvision's run of Sluice's recipe: a DataLoader of ImageFolder (or the prepared shards)
+    with torchvision transforms and `threads` workers, one pass of it per epoch."""
     import torch
     from torchvision import datasets, transforms
 
     normalize = transforms.Normalize(mean=[m / 255 for m in MEAN], std=[s / 255 for s in STD])
-    if kind == "torchvision-train":
+    if recipe == "train":
         tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
                                  transforms.ToTensor(), normalize])
-    elif kind == "torchvision-train-randaug":
+    elif recipe == "train-randaug":
         tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
                                  transforms.RandAugment(num_ops=2, magnitude=9), transforms.ToTensor(), normalize])
     else:
         tf = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(), normalize])
     shards = prepared_shards(data)
     ds = TarJpegDataset(shards, tf) if shards is not None else datasets.ImageFolder(os.path.join(data, "train"), tf)
-    return torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=kind.startswith("torchvision-train"),
-                                       num_workers=threads, persistent_workers=False)
+    loader = torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=recipe.startswith("train"),
+                                         num_workers=threads, persistent_workers=False)
+    while True:
+        yield iter(loader)
 
 
 def dali_epochs(recipe: str, data: str, batch_size: int, threads: int, seed: int):
@@ -148,16 +152,8 @@ def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, bu
     latency). A Sluice pipeline, once built, is put in `built["pipe"]` (for its statistics)."""
     built = {} if built is None else built
     peer = peer_of(kind)
-    if peer is not None and peer[0].name == "torchvision":
-        loader = torchvision_loader(kind, data, batch_size, threads)
-        while True:
-            yield iter(loader)
-    elif peer is not None and peer[0].name == "dali":
-        yield from dali_epochs(peer[1], data, batch_size, threads, seed)
-    elif peer is not None and peer[0].name == "spdl":
-        from .bench_spdl import spdl_epochs
-
-        yield from spdl_epochs(peer[1], data, batch_size, threads, seed)
+    if peer is not None:
+        yield from peer[0].epochs_function()(peer[1], data, batch_size, threads, seed)
     elif kind == "decode-only":
         # Variable-size images: read the batches directly (no dense tensor for the iterator).
         pipe = sluice_pipeline(kind, data, batch_size, threads, seed)
