@@ -2,7 +2,7 @@
 DataLoader with torchvision transforms, NVIDIA DALI (CPU) and SPDL, side by side in one run.
 
 Each measurement runs in its own subprocess (clean peak RSS and CPU accounting); every pipeline is
-run --repeat times and the median is reported. Run `python -m sluice.tools.bench --help`.
+run --repeat times, the pipelines taking turns, and the median is reported. Run `python -m sluice.tools.bench --help`.
 """
 from __future__ import annotations
 
@@ -100,9 +100,12 @@ def main(argv=None):
     print(f"sluice bench: {dataset_images(args.data)} images ({dataset_bytes(args.data) / 2**20:.1f} MiB"
           f"{' in prepared shards' if prepared_shards(args.data) is not None else ''}) in {args.data}, "
           f"{args.threads} threads, batch {args.batch_size}, {args.epochs} epoch(s), median of {args.repeat}", file=sys.stderr)
-    results = {}
-    for k in kinds:
-        results[k] = median_result([run_in_subprocess(k, args) for _ in range(args.repeat)])
+    # Round robin: the machine's load drifts, so each pipeline gets a run in every round.
+    runs = {k: [] for k in kinds}
+    for _ in range(args.repeat):
+        for k in kinds:
+            runs[k].append(run_in_subprocess(k, args))
+    results = {k: median_result(runs[k]) for k in kinds}
     if args.scaling and "train" in results:
         one = argparse.Namespace(**{**vars(args), "threads": 1})
         r1 = median_result([run_in_subprocess("train", one) for _ in range(args.repeat)])
