@@ -125,3 +125,15 @@ def test_peer_batches_match_sluices(name, small_data, tmp_path):
         ours, theirs = results[recipe], results[f"{name}-{recipe}"]
         assert theirs["images"] == ours["images"] == 64
         assert theirs["batch"] == ours["batch"] == {"images": [[8, 3, 224, 224], "float32"], "labels": [[8, 1], "int32"]}
+
+
+def test_plot_labels_sluice_bars_with_each_peer(tmp_path):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from sluice.tools.bench_report import plot
+
+    plot({"train": result(1200), "dali-train": result(800), "spdl-train": result(600)}, str(tmp_path / "b.png"),
+         "Sluice and its peers")
+    ax = plt.gcf().axes[0]
+    assert ax.get_title() == "Sluice and its peers" and (tmp_path / "b.png").stat().st_size > 0
+    assert "1200\n1.5x DALI\n2.0x SPDL" in [t.get_text() for t in ax.texts]
+    plt.close("all")

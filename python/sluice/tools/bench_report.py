@@ -82,12 +82,12 @@ def plot(results: dict[str, dict], path: str, title: str):
     bars = ax.bar(names, values, color=colors)
     for b, n in zip(bars, names):
         label = f"{b.get_height():.0f}"
-        for title, ratio in ratios(n, results).items():
-            label += f"\n{ratio:.1f}x {title}"
+        for peer_title, ratio in ratios(n, results).items():
+            label += f"\n{ratio:.1f}x {peer_title}"
         ax.annotate(label, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=9)
     ax.set_ylabel("images/s (median)")
     ax.set_title(title)
-    ax.margins(y=0.2)
+    ax.margins(y=0.1 + 0.1 * max([len(ratios(n, results)) for n in names] + [1]))
     plt.xticks(rotation=20, ha="right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
