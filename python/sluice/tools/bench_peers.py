@@ -5,8 +5,8 @@ why a peer's rows are skipped all come from PEERS.
 
 A peer's rows run in their own process like every pipeline's, with the peer's interpreter: DALI and
 SPDL are best installed in venvs of their own (`--dali-python`, `--spdl-python`), which must also
-import this package (Python 3.11 for the compiled module; a venv made with --system-site-packages
-from the same Python has Debian's torch and numpy)."""
+import this package: made from a Python of the version Sluice's compiled module was built for. The
+DALI and SPDL workers need NumPy, not torch."""
 from __future__ import annotations
 
 import functools
