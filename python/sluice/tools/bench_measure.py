@@ -8,7 +8,7 @@ import threading
 import time
 
 from .bench_data import dataset_images
-from .bench_pipelines import epochs_of
+from .bench_pipelines import batch_signature, epochs_of
 from .progress import ProgressBar
 
 
@@ -116,11 +116,13 @@ def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, se
     with PeakRss() as peak:
         source = epochs_of(kind, data, batch_size, threads, seed, built)
         for _ in range(epochs):
-            for k in next(source):
+            for batch_images, batch_labels in next(source):
+                k = len(batch_images)
                 if first_batch_s is None:
                     # Steady-state throughput is counted from the end of the first batch.
                     first_batch_s = time.perf_counter() - t0
                     t_steady, img_steady = time.perf_counter(), images + k
+                    signature = batch_signature(batch_images, batch_labels)
                 images += k
                 bar.update(advance=k)
             rss_per_epoch.append(rss_bytes())
@@ -136,4 +138,5 @@ def measure(kind: str, data: str, batch_size: int, threads: int, epochs: int, se
         "first_batch_s": first_batch_s,
         "rss_per_epoch_mb": [r / 2**20 for r in rss_per_epoch],
         "stage_ms_per_batch": stage_times(built["pipe"]) if "pipe" in built else {},
+        "batch": signature,  # the first batch's shapes and element types (peers must match Sluice)
     }

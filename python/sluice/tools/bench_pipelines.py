@@ -1,22 +1,20 @@
 """The pipelines sluice bench measures: Sluice's (training, validation, WebDataset, decode only,
-RandAugment) and their PyTorch DataLoader + torchvision baselines, each as the batches of an epoch."""
+RandAugment) and their peers' (bench_peers: PyTorch DataLoader + torchvision, DALI, SPDL), each as
+the batches of an epoch."""
 from __future__ import annotations
 
 import glob
 import os
 
-from .bench_data import prepared_shards
+from .bench_data import dataset_images, prepared_shards
+from .bench_peers import PEER_PIPELINES, peer_of
 
 # ImageNet's channel mean and standard deviation, in 0..255 units.
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 SLUICE_PIPELINES = ["train", "val", "train-wds", "decode-only", "train-randaug"]
-BASELINE_PIPELINES = ["torchvision-train", "torchvision-val", "torchvision-train-randaug"]
-ALL_PIPELINES = SLUICE_PIPELINES + BASELINE_PIPELINES
-# Each Sluice pipeline's torchvision counterpart, the "vs baseline" of the results.
-BASELINE_OF = {"train": "torchvision-train", "train-wds": "torchvision-train", "val": "torchvision-val",
-               "decode-only": None, "train-randaug": "torchvision-train-randaug"}
+ALL_PIPELINES = SLUICE_PIPELINES + PEER_PIPELINES
 
 
 class TarJpegDataset:
@@ -55,11 +53,16 @@ class TarJpegDataset:
         return self.transform(img), label
 
 
-def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: int):
-    import sluice
-    from sluice import fn, types
+def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: int, dali: bool = False):
+    """Sluice's pipeline `kind`; with `dali`, the very same graph built by NVIDIA DALI (CPU only)."""
+    if dali:
+        import nvidia.dali as lib
+        from nvidia.dali import fn, types
+    else:
+        import sluice as lib
+        from sluice import fn, types
 
-    @sluice.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None)
+    @lib.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None)
     def pipe():
         shards = prepared_shards(data)
         if shards is not None:  # a `sluice prepare` output: every pipeline reads its shards
@@ -100,34 +103,57 @@ def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: i
     return pipe()
 
 
-def torchvision_loader(kind: str, data: str, batch_size: int, threads: int):
+def torchvision_epochs(recipe: str, data: str, batch_size: int, threads: int, seed: int):
+    """torchvision's run of Sluice's recipe: a DataLoader of ImageFolder (or the prepared shards)
+    with torchvision transforms and `threads` workers, one pass of it per epoch."""
     import torch
     from torchvision import datasets, transforms
 
     normalize = transforms.Normalize(mean=[m / 255 for m in MEAN], std=[s / 255 for s in STD])
-    if kind == "torchvision-train":
+    if recipe == "train":
         tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
                                  transforms.ToTensor(), normalize])
-    elif kind == "torchvision-train-randaug":
+    elif recipe == "train-randaug":
         tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
                                  transforms.RandAugment(num_ops=2, magnitude=9), transforms.ToTensor(), normalize])
     else:
         tf = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(), normalize])
     shards = prepared_shards(data)
     ds = TarJpegDataset(shards, tf) if shards is not None else datasets.ImageFolder(os.path.join(data, "train"), tf)
-    return torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=kind.startswith("torchvision-train"),
-                                       num_workers=threads, persistent_workers=False)
+    loader = torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=recipe.startswith("train"),
+                                         num_workers=threads, persistent_workers=False)
+    while True:
+        yield iter(loader)
+
+
+def dali_epochs(recipe: str, data: str, batch_size: int, threads: int, seed: int):
+    """DALI's run of Sluice's recipe, one iterable of (images, labels) per epoch. DALI 2.4's PyTorch
+    iterator needs torch 2 (Debian has 1.13), so its loop is here: each batch copied once out of
+    the pipeline's buffers, as the iterator does, and the last one cut to the epoch's end."""
+    import numpy as np
+
+    pipe = sluice_pipeline(recipe, data, batch_size, threads, seed, dali=True)
+    pipe.build()
+    n = dataset_images(data)
+
+    def epoch():
+        for start in range(0, n, batch_size):
+            images, labels = pipe.run()
+            keep = min(batch_size, n - start)
+            yield np.array(images.as_tensor())[:keep], np.array(labels.as_tensor())[:keep]
+
+    while True:
+        yield epoch()
 
 
 def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, built: dict | None = None):
-    """Yields, once per epoch, an iterable of the batch sizes of that epoch (building the pipeline or
-    loader on the first step, so that its cost counts towards the first-batch latency). A Sluice
-    pipeline, once built, is put in `built["pipe"]` (for its statistics)."""
+    """Yields, once per epoch, an iterable of the (images, labels) batches of that epoch (building
+    the pipeline or loader on the first step, so that its cost counts towards the first-batch
+    latency). A Sluice pipeline, once built, is put in `built["pipe"]` (for its statistics)."""
     built = {} if built is None else built
-    if kind in BASELINE_PIPELINES:
-        loader = torchvision_loader(kind, data, batch_size, threads)
-        while True:
-            yield (x.shape[0] for x, _y in loader)
+    peer = peer_of(kind)
+    if peer is not None:
+        yield from peer[0].epochs_function()(peer[1], data, batch_size, threads, seed)
     elif kind == "decode-only":
         # Variable-size images: read the batches directly (no dense tensor for the iterator).
         pipe = sluice_pipeline(kind, data, batch_size, threads, seed)
@@ -135,7 +161,7 @@ def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, bu
         built["pipe"] = pipe
         iters = -(-pipe.epoch_size("Reader") // batch_size)
         while True:
-            yield (len(pipe.run()[0]) for _ in range(iters))
+            yield (pipe.run() for _ in range(iters))
     else:
         from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
 
@@ -143,4 +169,15 @@ def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, bu
         it = DALIClassificationIterator(built["pipe"], reader_name="Reader",
                                         last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
         while True:
-            yield (b[0]["data"].shape[0] for b in it)
+            yield ((b[0]["data"], b[0]["label"]) for b in it)
+
+
+def batch_signature(images, labels) -> dict:
+    """The shape and element type of a batch's images and labels, alike for torch and NumPy arrays
+    (a Sluice TensorList of decoded images has no single shape: None)."""
+    def sig(x):
+        if not hasattr(x, "dtype") or not hasattr(x, "shape"):
+            return None
+        return [list(x.shape), str(x.dtype).rsplit(".", 1)[-1]]
+
+    return {"images": sig(images), "labels": sig(labels)}

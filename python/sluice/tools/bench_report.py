@@ -6,7 +6,7 @@ import json
 import statistics
 
 from .bench_measure import FUSED_STAGE, STAGES
-from .bench_pipelines import BASELINE_OF
+from .bench_peers import PEERS, counterpart, peer_of
 
 
 def median_result(runs: list[dict]) -> dict:
@@ -21,21 +21,32 @@ def median_result(runs: list[dict]) -> dict:
     return out
 
 
+def ratios(name: str, results: dict[str, dict]) -> dict[str, float]:
+    """A Sluice pipeline's speed over each peer's counterpart that ran: {peer title: ratio}."""
+    if peer_of(name) is not None:
+        return {}
+    out = {}
+    for peer in PEERS:
+        other = counterpart(name, peer)
+        if other in results:
+            out[peer.title] = results[name]["images_per_s"] / results[other]["images_per_s"]
+    return out
+
+
 def format_table(results: dict[str, dict]) -> str:
-    """The results table: one row per pipeline, with its speed against its torchvision baseline."""
-    rows = [("pipeline", "images/s", "CPU s/image", "peak RSS MB", "1st batch s", "vs baseline")]
+    """The results table: one row per pipeline, with a Sluice pipeline's speed over each peer's
+    counterpart (a column per peer that ran: Sluice/torchvision, Sluice/DALI, Sluice/SPDL)."""
+    per_row = {name: ratios(name, results) for name in results}
+    titles = [p.title for p in PEERS if any(p.title in r for r in per_row.values())]
+    rows = [("pipeline", "images/s", "CPU s/image", "peak RSS MB", "1st batch s", *(f"vs {t}" for t in titles))]
     for name, r in results.items():
-        base = BASELINE_OF.get(name)
-        ratio = ""
-        if base and base in results:
-            ratio = f"{r['images_per_s'] / results[base]['images_per_s']:.2f}x {base}"
-        elif name == "train" and "decode-only" in results:
-            ratio = ""
         rows.append((name, f"{r['images_per_s']:.0f}", f"{r['cpu_s_per_image'] * 1000:.2f} ms", f"{r['peak_rss_mb']:.0f}",
-                     f"{r['first_batch_s']:.2f}", ratio))
+                     f"{r['first_batch_s']:.2f}",
+                     *(f"{per_row[name][t]:.2f}x" if t in per_row[name] else "" for t in titles)))
     if "train" in results and "decode-only" in results:
-        rows.append(("train / decode-only", f"{results['train']['images_per_s'] / results['decode-only']['images_per_s']:.2f}x",
-                     "", "", "", "(the libjpeg-turbo floor)"))
+        rows.append(("train / decode-only (the libjpeg-turbo floor)",
+                     f"{results['train']['images_per_s'] / results['decode-only']['images_per_s']:.2f}x",
+                     *([""] * (len(rows[0]) - 2))))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -66,18 +77,17 @@ def plot(results: dict[str, dict], path: str, title: str):
 
     names = list(results)
     values = [results[n]["images_per_s"] for n in names]
-    colors = ["#999999" if n.startswith("torchvision") else "#1f77b4" for n in names]
+    colors = ["#999999" if peer_of(n) else "#1f77b4" for n in names]
     fig, ax = plt.subplots(figsize=(8, 4))
     bars = ax.bar(names, values, color=colors)
     for b, n in zip(bars, names):
         label = f"{b.get_height():.0f}"
-        base = BASELINE_OF.get(n)
-        if base and base in results:
-            label += f"\n{b.get_height() / results[base]['images_per_s']:.1f}x"
+        for peer_title, ratio in ratios(n, results).items():
+            label += f"\n{ratio:.1f}x {peer_title}"
         ax.annotate(label, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=9)
     ax.set_ylabel("images/s (median)")
     ax.set_title(title)
-    ax.margins(y=0.2)
+    ax.margins(y=0.1 + 0.1 * max([len(ratios(n, results)) for n in names] + [1]))
     plt.xticks(rotation=20, ha="right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
