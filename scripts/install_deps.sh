@@ -5,7 +5,7 @@ set -euo pipefail
 APT_PACKAGES=(
   build-essential cmake pkg-config
   libturbojpeg0-dev libjpeg62-turbo-dev libspng-dev libpng-dev libwebp-dev libhwy-dev
-  libsndfile1-dev libsimdjson-dev
+  libsndfile1-dev libsimdjson-dev liblz4-dev python3-lz4
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg python3-av
   libcurl4-openssl-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev

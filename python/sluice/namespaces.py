@@ -74,6 +74,7 @@ LEGACY_NAMES = {
     "experimental.debayer": "debayer",
     "experimental.peek_image_shape": "peek_image_shape",
     "experimental.tensor_resize": "tensor_resize",
+    "experimental.inflate": "decoders.inflate",
     "experimental.decoders.image": "decoders.image",
     "experimental.decoders.image_crop": "decoders.image_crop",
     "experimental.decoders.image_random_crop": "decoders.image_random_crop",
