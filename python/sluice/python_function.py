@@ -46,6 +46,12 @@ class _FunctionKey:
         weakref.finalize(self, _sluice.unregister_python_function, self.key)
 
 
+def instance_name(op):
+    """A default instance name for an operator written on python_function (the DLPack, PyTorch, Numba
+    and JAX functions), so that its errors read "[numba_function_3] ..." rather than python_function's."""
+    return f"{op}_{next(_ids)}"
+
+
 def _layouts(output_layouts, num_outputs):
     if output_layouts is None:
         return []
