@@ -27,7 +27,7 @@ import ctypes
 import numpy as np
 
 from .errors import ArgumentError
-from .python_function import PythonFunction, ReturnError, instance_name, python_function
+from .python_function import PythonFunction, ReturnError, convert_outputs, instance_name, python_function
 
 _OP = "dl_tensor_python_function"
 _KDL_CPU = 1
@@ -100,33 +100,18 @@ def _convert_batch(value, k, op):
     return capsule_to_array(value, f"{where} (one capsule for the whole batch)", op)
 
 
-def _per_output(result, num_outputs, convert):
-    """Applies `convert(value, k)` to each of the function's outputs, keeping python_function's shape
-    of the result (None, a value, or a tuple/list of num_outputs values); python_function checks
-    the count and says what it expected."""
-    if result is None or num_outputs == 0:
-        return result
-    if num_outputs == 1:
-        if isinstance(result, tuple) and len(result) == 1:
-            return (convert(result[0], 0),)
-        return convert(result, 0)
-    if isinstance(result, (tuple, list)) and len(result) == num_outputs:
-        return tuple(convert(v, k) for k, v in enumerate(result))
-    return result
-
-
 def wrap_dlpack_function(function, num_outputs, batch_processing, op=_OP):
     """The python_function callable that hands `function` capsules and reads back its capsules."""
     if batch_processing:
         def call_batch(*inputs):
             capsules = [[array_to_capsule(a, f"sample {i} of input {k}", op) for i, a in enumerate(samples)]
                         for k, samples in enumerate(inputs)]
-            return _per_output(function(*capsules), num_outputs, lambda v, k: _convert_batch(v, k, op))
+            return convert_outputs(function(*capsules), num_outputs, lambda v, k: _convert_batch(v, k, op))
         return call_batch
 
     def call_sample(*samples):
         capsules = [array_to_capsule(a, f"input {k}", op) for k, a in enumerate(samples)]
-        return _per_output(function(*capsules), num_outputs,
+        return convert_outputs(function(*capsules), num_outputs,
                            lambda v, k: capsule_to_array(v, f"output {k}", op))
     return call_sample
 

@@ -162,6 +162,21 @@ def _as_array(value, where):
     return value if value.flags.c_contiguous else value.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
 
 
+def convert_outputs(result, num_outputs, convert):
+    """For the wrappers built on python_function: applies `convert(value, k)` to each output of a
+    function's result, keeping its shape (None, one value, or a tuple/list of num_outputs values).
+    A result of another shape is returned as it is: _invoke then says what it expected."""
+    if result is None or num_outputs == 0:
+        return result
+    if num_outputs == 1:
+        if isinstance(result, tuple) and len(result) == 1:
+            return (convert(result[0], 0),)
+        return convert(result, 0)
+    if isinstance(result, (tuple, list)) and len(result) == num_outputs:
+        return tuple(convert(v, k) for k, v in enumerate(result))
+    return result
+
+
 def _split_outputs(result, num_outputs, what):
     """The function's result -> a list of `num_outputs` values."""
     if num_outputs == 0:
