@@ -79,7 +79,10 @@ def _dtypes_of(values, argument):
         if t == _dtypes.FLOAT16:
             raise _error(f"`{argument}` at index {i} is FLOAT16: Numba does not support float16 (as in DALI)",
                          argument)
-        dt = t.to_numpy() if t != _dtypes.NO_TYPE else None
+        try:
+            dt = t.to_numpy()
+        except TypeError:  # UINT32, UINT64, NO_TYPE
+            dt = None
         if dt not in _SUPPORTED:
             raise _error(f"`{argument}` at index {i} is {t.name}, which Sluice has no tensors of", argument)
         out.append(dt)
