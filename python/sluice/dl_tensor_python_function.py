@@ -137,8 +137,8 @@ def dl_tensor_python_function(*inputs, function=None, num_outputs=1, batch_proce
 class DLTensorPythonFunction(PythonFunction):
     """The object API: ``ops.DLTensorPythonFunction(function=f, num_outputs=2)(images, labels)``."""
 
-    def __init__(self, *, function=None, num_outputs=1, device="cpu", batch_processing=True,
-                 synchronize_stream=True, name=None, **kwargs):
+    def __init__(self, function=None, num_outputs=1, device="cpu", synchronize_stream=True, batch_processing=True,
+                 name=None, **kwargs):
         _check(function, device)
         wrapper = wrap_dlpack_function(function, int(num_outputs), bool(batch_processing))
         super().__init__(function=wrapper, num_outputs=num_outputs, batch_processing=batch_processing,

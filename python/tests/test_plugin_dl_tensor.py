@@ -60,7 +60,7 @@ def test_batch_two_outputs_and_the_ops_api():
         ts = [tdl.from_dlpack(c) for c in capsules]
         return [tdl.to_dlpack(255 - t) for t in ts], [tdl.to_dlpack(t.to(torch.int64).sum(dim=0)) for t in ts]
 
-    op = ops.DLTensorPythonFunction(function=per_batch, num_outputs=2)
+    op = ops.DLTensorPythonFunction(per_batch, num_outputs=2)  # DALI's positional `function`
     check_against(build(lambda x: op(x)), reference)
 
 

@@ -114,3 +114,9 @@ def test_bad_arguments_name_the_argument(kwargs, argument):
     with pytest.raises(ArgumentError) as info:
         jax_function(lambda b: b, **kwargs)
     assert info.value.argument == argument
+
+
+def test_a_call_without_inputs_is_an_error():
+    with pytest.raises(ArgumentError) as info:
+        jax_function(lambda: jnp.zeros((4, 2)))()
+    assert "at least one input" in str(info.value)

@@ -161,6 +161,9 @@ def jax_function(function=None, num_outputs=1, output_layouts=None, sharding=Non
 
         @functools.wraps(function)
         def dali_callback(*args):
+            if not args:  # the batch size would be unknown to the function (python_function calls it with none)
+                raise ArgumentError(f"{_OP}: the function needs at least one input (a batch to process)", op=_OP,
+                                    argument="function")
             outputs = python_function(*args, function=_batch_wrapper(jax, jax_callback, num_outputs),
                                       num_outputs=num_outputs, batch_processing=True, output_layouts=layouts or None,
                                       name=instance_name(_OP))
