@@ -19,6 +19,11 @@ expected. The function must not hold a reference to its pipeline (as in DALI).
 The operator is never pruned from the graph (DALI: "will not be optimized out"), and a pipeline
 with one cannot be checkpointed (the function's state is Python's; DALI does not support it
 either): with ``enable_checkpointing=True`` the first ``run()`` raises saying so.
+
+DALI's other Python-function operators are wrappers over this one (``convert_outputs`` and
+``instance_name`` below are theirs): ``dl_tensor_python_function`` (DLPack capsules), and the
+plugins ``plugin.pytorch.fn.torch_python_function``, ``plugin.numba.fn.experimental.numba_function``
+and ``plugin.jax.fn.jax_function``.
 """
 import inspect
 import itertools
