@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from sluice import fn, ops
+from sluice import types as sluice_types
 from sluice.errors import ArgumentError
 
 from plugin_helpers import build, check_against, run_error, same_across_threads
@@ -113,3 +114,14 @@ def test_device_gpu_and_a_non_callable_are_rejected_at_the_call():
     with pytest.raises(ArgumentError) as info:
         ops.DLTensorPythonFunction(function=3)
     assert info.value.argument == "function"
+
+
+def test_bool_samples_without_numpy_dlpack_bool_are_an_error_naming_the_input():
+    try:
+        np.zeros(1, bool).__dlpack__()
+        pytest.skip("this NumPy exports bool by DLPack")
+    except BufferError:
+        pass
+    message = run_error(lambda x: fn.dl_tensor_python_function(fn.cast(x, dtype=sluice_types.BOOL),
+                                                               function=lambda cs: cs))
+    assert "dl_tensor_python_function: sample 0 of input 0 of dtype bool cannot be passed as DLPack" in message
