@@ -8,6 +8,13 @@ Run with a Python that has DALI 2.4 (CPU mode needs no GPU; the wheel is on PyPI
     /tmp/dali-venv/bin/pip install nvidia-dali-cuda120==2.4.0 "numpy<2" optree makefun astunparse gast libcst nvtx
     /tmp/dali-venv/bin/python scripts/record_dali_goldens.py audio
 
+The `plugins` family also needs PyTorch and Numba importable by that Python: `--extra-path DIR`
+(repeatable) appends their directories to sys.path, after DALI's venv (PYTHONPATH would put them
+first and mix another NumPy/cffi into DALI's), e.g.
+
+    /tmp/dali-venv/bin/python scripts/record_dali_goldens.py plugins \
+        --extra-path .venv/lib/python3.11/site-packages --extra-path /usr/lib/python3/dist-packages
+
 Writes python/tests/dali_goldens/<family>.npz: the inputs ("input/<i>"), and each case's outputs
 ("<case>/<output>/<sample>"), plus "dali_version".
 """
@@ -40,8 +47,11 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", choices=["audio", "image", "tensor", "detection"])
+    ap.add_argument("family", choices=["audio", "image", "tensor", "detection", "plugins"])
+    ap.add_argument("--extra-path", action="append", default=[],
+                    help="a directory appended to sys.path (where PyTorch and Numba are, for `plugins`)")
     args = ap.parse_args()
+    sys.path.extend(os.path.abspath(p) for p in args.extra_path)
     import nvidia.dali
     from nvidia.dali import Pipeline, fn, types
 
@@ -67,6 +77,10 @@ def main():
             except Exception as e:
                 record[f"{name}/error"] = np.array(str(e)[-1500:])
                 print(f"{name}: DALI error {e}"[:600], file=sys.stderr)
+        save(args.family, record, nvidia.dali.__version__)
+        return
+    if args.family == "plugins":
+        record_plugins(cases, record, fn, types, Pipeline)
         save(args.family, record, nvidia.dali.__version__)
         return
     if args.family == "image":
@@ -122,6 +136,33 @@ def record_images(cases, record, fn, types, Pipeline):
             print(f"{name}: DALI error {e}"[:300], file=sys.stderr)
     for name, build in cases.DECODER_CASES.items():
         record_outputs(record, name, run_case(fn, types, Pipeline, build, encoded))
+
+
+def record_plugins(cases, record, fn, types, Pipeline):
+    """The lossless files decoded by DALI are the inputs; each case runs DALI's plugin functions on them."""
+    import nvidia.dali.plugin.numba
+    import nvidia.dali.plugin.pytorch
+    import torch
+
+    if not torch.cuda.is_available():
+        # DALI's TorchPythonFunction makes a CUDA stream when called, also for device="cpu", where it
+        # never uses it; a torch without CUDA cannot make one, so it gets a placeholder here.
+        torch.cuda.Stream = lambda *args, **kwargs: None
+
+    class plugins:
+        dl_tensor_python_function = fn.dl_tensor_python_function
+        torch_python_function = nvidia.dali.plugin.pytorch.fn.torch_python_function
+        numba_function = nvidia.dali.plugin.numba.fn.experimental.numba_function
+
+    images = os.path.join(ROOT, "tests", "data", "images")
+    lossless = [np.fromfile(os.path.join(images, f), dtype=np.uint8) for f in cases.PIXEL_FILES]
+    pixels = run_case(fn, types, Pipeline, lambda fn, types, x: [fn.decoders.image(x, output_type=types.RGB)],
+                      lossless)[0]
+    for i, p in enumerate(pixels):
+        record[f"input/{i}"] = p
+    for name, build in cases.CASES.items():
+        record_outputs(record, name, run_case(fn, types, Pipeline, lambda f, t, x: build(f, t, plugins, x),
+                                              pixels, "HWC"))
 
 
 def save(family, record, version):

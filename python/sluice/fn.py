@@ -12,6 +12,7 @@ import inspect as _inspect
 import sys as _sys
 
 from . import namespaces as _ns
+from .dl_tensor_python_function import dl_tensor_python_function  # noqa: F401 (python_function on DLPack)
 from .external_source import external_source
 from .graph import call_operator as _call_operator
 from .python_function import python_function

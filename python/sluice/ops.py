@@ -12,6 +12,7 @@ import inspect as _inspect
 import sys as _sys
 
 from . import namespaces as _ns
+from .dl_tensor_python_function import DLTensorPythonFunction  # noqa: F401 (python_function on DLPack)
 from .external_source import ExternalSource
 from .python_function import PythonFunction
 from .graph import call_operator as _call_operator, check_arguments as _check_arguments

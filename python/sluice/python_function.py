@@ -19,6 +19,11 @@ expected. The function must not hold a reference to its pipeline (as in DALI).
 The operator is never pruned from the graph (DALI: "will not be optimized out"), and a pipeline
 with one cannot be checkpointed (the function's state is Python's; DALI does not support it
 either): with ``enable_checkpointing=True`` the first ``run()`` raises saying so.
+
+DALI's other Python-function operators are wrappers over this one (``convert_outputs`` and
+``instance_name`` below are theirs): ``dl_tensor_python_function`` (DLPack capsules), and the
+plugins ``plugin.pytorch.fn.torch_python_function``, ``plugin.numba.fn.experimental.numba_function``
+and ``plugin.jax.fn.jax_function``.
 """
 import inspect
 import itertools
@@ -44,6 +49,12 @@ class _FunctionKey:
         self.key = f"python_function:{next(_ids)}:{getattr(function, '__qualname__', type(function).__name__)}"
         _sluice.register_python_function(self.key, function)
         weakref.finalize(self, _sluice.unregister_python_function, self.key)
+
+
+def instance_name(op):
+    """A default instance name for an operator written on python_function (the DLPack, PyTorch, Numba
+    and JAX functions), so that its errors read "[numba_function_3] ..." rather than python_function's."""
+    return f"{op}_{next(_ids)}"
 
 
 def _layouts(output_layouts, num_outputs):
@@ -154,6 +165,21 @@ def _as_array(value, where):
         raise ReturnError(f"{where} has dtype {dt}, which Sluice has no type for (use bool, uint8, uint16, int8, "
                           f"int16, int32, int64, float16, float32 or float64)")
     return value if value.flags.c_contiguous else value.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
+
+
+def convert_outputs(result, num_outputs, convert):
+    """For the wrappers built on python_function: applies `convert(value, k)` to each output of a
+    function's result, keeping its shape (None, one value, or a tuple/list of num_outputs values).
+    A result of another shape is returned as it is: _invoke then says what it expected."""
+    if result is None or num_outputs == 0:
+        return result
+    if num_outputs == 1:
+        if isinstance(result, tuple) and len(result) == 1:
+            return (convert(result[0], 0),)
+        return convert(result, 0)
+    if isinstance(result, (tuple, list)) and len(result) == num_outputs:
+        return tuple(convert(v, k) for k, v in enumerate(result))
+    return result
 
 
 def _split_outputs(result, num_outputs, what):

@@ -17,9 +17,9 @@ from sluice import fn, ops, types
     ("sluice.pipeline", ["Pipeline", "pipeline_def"]),
     ("sluice.pipeline.experimental", ["pipeline_def"]),
     ("sluice.fn", ["readers", "decoders", "random", "resize", "crop_mirror_normalize", "crop", "flip", "transpose",
-                   "cast", "copy", "external_source"]),
+                   "cast", "copy", "external_source", "python_function", "dl_tensor_python_function"]),
     ("sluice.ops", ["readers", "decoders", "random", "Resize", "CropMirrorNormalize", "Crop", "Flip", "Transpose",
-                    "Cast", "Copy", "ExternalSource"]),
+                    "Cast", "Copy", "ExternalSource", "PythonFunction", "DLTensorPythonFunction"]),
     ("sluice.types", ["DALIDataType", "DALIImageType", "DALIInterpType", "TensorLayout", "FLOAT", "UINT8", "RGB",
                       "INTERP_TRIANGULAR", "NCHW", "NHWC"]),
     ("sluice.backend", ["SetHostBufferShrinkThreshold", "SetHostBufferGrowthFactor", "SetDeviceBufferGrowthFactor",
@@ -29,11 +29,19 @@ from sluice import fn, ops, types
     ("sluice.data_node", ["DataNode"]),
     ("sluice.plugin.base_iterator", ["LastBatchPolicy"]),
     ("sluice.plugin.pytorch", ["DALIGenericIterator", "DALIClassificationIterator", "LastBatchPolicy"]),
-    ("sluice.plugin.jax", ["DALIGenericIterator", "LastBatchPolicy"]),
+    ("sluice.plugin.jax", ["DALIGenericIterator", "LastBatchPolicy", "fn"]),
+    ("sluice.plugin.jax.fn", ["jax_function"]),
+    ("sluice.plugin.pytorch.fn", ["torch_python_function"]),
+    ("sluice.plugin.numba", ["NumbaFunction", "fn", "experimental"]),
+    ("sluice.plugin.numba.fn", ["numba_function", "experimental"]),
+    ("sluice.plugin.numba.fn.experimental", ["numba_function"]),
+    ("sluice.plugin.numba.experimental", ["NumbaFunction"]),
 ])
 def test_module_paths(module, names):
-    if module == "sluice.plugin.pytorch":
+    if module.startswith("sluice.plugin.pytorch"):
         pytest.importorskip("torch")
+    if module.startswith("sluice.plugin.numba"):
+        pytest.importorskip("numba")
     mod = importlib.import_module(module)
     missing = [n for n in names if not hasattr(mod, n)]
     assert not missing, f"{module} lacks {missing}"
@@ -143,3 +151,18 @@ def test_device_cpu_works_on_every_operator():
     """device="cpu" is accepted by every registered operator (readers and random generators too)."""
     for name, schema in sluice.schema.all_schemas().items():
         assert "cpu" in schema.backends, name
+
+
+def test_the_plugin_function_namespaces_import_in_a_fresh_interpreter():
+    """`import sluice.plugin.numba.fn.experimental` (DALI's spelling) works before anything is imported."""
+    pytest.importorskip("numba")
+    pytest.importorskip("torch")
+    out = run_fresh("""
+        import sluice.plugin.numba.fn.experimental as numba_fn
+        import sluice.plugin.pytorch.fn as torch_fn
+        import sluice.plugin.jax.fn as jax_fn
+        from sluice.plugin.numba.experimental import NumbaFunction
+        print(numba_fn.numba_function.__name__, torch_fn.torch_python_function.__name__,
+              jax_fn.jax_function.__name__, NumbaFunction.__name__)
+    """)
+    assert out.split() == ["numba_function", "torch_python_function", "jax_function", "NumbaFunction"]

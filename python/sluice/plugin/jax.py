@@ -2,11 +2,16 @@
 
 Each step returns ``{name: jax.Array}``; with several pipelines the arrays are stacked on a new
 leading axis (one entry per pipeline). ``LastBatchPolicy.PARTIAL`` is not supported (JAX wants
-fixed shapes), as in DALI. JAX is imported when an iterator is made.
+fixed shapes), as in DALI. JAX is imported when an iterator is made. ``fn.jax_function`` (DALI's
+operator on ``jax.Array`` batches) is in plugin/jax_function.py.
 """
-from .base_iterator import BaseIterator, LastBatchPolicy
+import sys as _sys
+import types as _types
 
-__all__ = ["DALIGenericIterator", "GenericIterator", "LastBatchPolicy"]
+from .base_iterator import BaseIterator, LastBatchPolicy
+from .jax_function import jax_function
+
+__all__ = ["DALIGenericIterator", "GenericIterator", "LastBatchPolicy", "fn"]
 
 
 def _jax():
@@ -56,3 +61,9 @@ class DALIGenericIterator(BaseIterator):
 
 
 GenericIterator = DALIGenericIterator
+
+
+# DALI's plugin.jax.fn namespace.
+fn = _types.ModuleType(__name__ + ".fn", "The functional API of sluice.plugin.jax (DALI's plugin.jax.fn).")
+fn.jax_function = jax_function
+_sys.modules[fn.__name__] = fn

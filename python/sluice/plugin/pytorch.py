@@ -5,15 +5,18 @@ pipeline's output buffers through DLPack (no copy) when a batch is one contiguou
 buffers stay alive as long as the tensors do.
 """
 import os
+import sys as _sys
+import types as _types
 
 import numpy as np
 import torch
 import torch.utils.dlpack
 
 from .base_iterator import BaseIterator, LastBatchPolicy
+from .torch_function import TorchPythonFunction, torch_python_function
 
 __all__ = ["DALIGenericIterator", "DALIClassificationIterator", "GenericIterator", "ClassificationIterator",
-           "LastBatchPolicy", "shard_info", "to_torch"]
+           "LastBatchPolicy", "shard_info", "to_torch", "TorchPythonFunction", "fn"]
 
 
 def to_torch(tensor_list, pin_memory=False):
@@ -89,3 +92,10 @@ def shard_info():
     if not 0 <= rank < world:
         raise ValueError(f"RANK={rank} is not in [0, WORLD_SIZE={world})")
     return rank, world
+
+
+# DALI's operator on torch tensors (plugin/torch_function.py): TorchPythonFunction here, and
+# fn.torch_python_function in sluice.plugin.pytorch.fn, a namespace as DALI's plugin.pytorch.fn.
+fn = _types.ModuleType(__name__ + ".fn", "The functional API of sluice.plugin.pytorch (DALI's plugin.pytorch.fn).")
+fn.torch_python_function = torch_python_function
+_sys.modules[fn.__name__] = fn
