@@ -1,0 +1,75 @@
+"""debayer against OpenCV 4.6's cv2.cvtColor(COLOR_Bayer**2RGB), what DALI's CPU debayer calls for
+its default algorithm bilinear_ocv: bit-exact for the four patterns, uint8 and uint16, odd and
+tiny extents, per-sample blue_position, and sequences; mosaics cut from the repository's photographs."""
+import os
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+import sluice
+from sluice import fn, pipeline_def
+
+PHOTO = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "images", "photo_500x375.jpg")
+CODES = {(0, 0): cv2.COLOR_BayerBG2RGB, (0, 1): cv2.COLOR_BayerGB2RGB, (1, 0): cv2.COLOR_BayerGR2RGB,
+         (1, 1): cv2.COLOR_BayerRG2RGB}
+
+
+def mosaic(rgb, by, bx):
+    """A Bayer mosaic of `rgb` with blue at (1 + by, 1 + bx) mod 2 (OpenCV's pattern names)."""
+    h, w, _ = rgb.shape
+    yy, xx = np.mgrid[:h, :w]
+    is_b = (yy % 2 == (1 + by) % 2) & (xx % 2 == (1 + bx) % 2)
+    is_r = (yy % 2 == by % 2) & (xx % 2 == bx % 2)
+    return np.where(is_r, rgb[..., 0], np.where(is_b, rgb[..., 2], rgb[..., 1]))
+
+
+def run(samples, positions, layout="HW", threads=1):
+    @pipeline_def(batch_size=len(samples), num_threads=threads, device_id=None)
+    def pipe():
+        data = fn.external_source(source=lambda: samples, batch=True, layout=layout)
+        pos = fn.external_source(source=lambda: [np.array(p, np.int32) for p in positions], batch=True)
+        return fn.debayer(data, blue_position=pos)
+
+    p = pipe()
+    p.build()
+    out = p.run()[0]
+    return [out.at(i) for i in range(len(samples))], out.layout()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_bit_exact_with_opencv_for_every_pattern(dtype):
+    photo = np.asarray(Image.open(PHOTO).convert("RGB"))
+    scale = 257 if dtype == np.uint16 else 1
+    crops = [photo[:121, :160], photo[100:233, 50:301], photo[7:10, 3:9], photo[:4, :5], photo[:2, :7], photo[:5, :2]]
+    samples, positions = [], []
+    for k, crop in enumerate(crops):
+        for pos in CODES:
+            samples.append((mosaic(crop, *pos).astype(np.uint32) * scale).astype(dtype))
+            positions.append(pos)
+    outs, layout = run(samples, positions, threads=3)
+    assert layout == "HWC"
+    for out, sample, pos in zip(outs, samples, positions):
+        np.testing.assert_array_equal(out, cv2.cvtColor(sample, CODES[pos]), err_msg=f"{sample.shape} {pos}")
+
+
+def test_hwc_and_sequences():
+    photo = np.asarray(Image.open(PHOTO).convert("RGB"))
+    frames = np.stack([mosaic(photo[k:k + 40, :60], 1, 0) for k in range(3)])
+    outs, layout = run([frames[..., None]], [(1, 0)], layout="FHWC")
+    assert layout == "FHWC"
+    for f in range(3):
+        np.testing.assert_array_equal(outs[0][f], cv2.cvtColor(frames[f], cv2.COLOR_BayerGR2RGB))
+
+
+def test_bad_input_and_arguments():
+    with pytest.raises(sluice.SluiceError, match="blue_position"):
+        run([np.zeros((4, 4), np.uint8)], [(2, 0)])
+    with pytest.raises(sluice.SluiceError, match="one channel"):
+        run([np.zeros((4, 4, 3), np.uint8)], [(0, 0)], layout="HWC")
+    data = fn.external_source(source=lambda: [], batch=True)
+    with pytest.raises(sluice.ArgumentError, match="algorithm"):
+        fn.debayer(data, blue_position=[0, 0], algorithm="vng_ocv")
+    with pytest.raises(sluice.ArgumentError, match="blue_position"):
+        fn.debayer(data)
