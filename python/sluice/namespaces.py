@@ -75,6 +75,8 @@ LEGACY_NAMES = {
     "experimental.peek_image_shape": "peek_image_shape",
     "experimental.tensor_resize": "tensor_resize",
     "experimental.inflate": "decoders.inflate",
+    # DALI 2.4's GPU-only CV-CUDA resize: the same arguments and defaults as resize.
+    "experimental.resize": "resize",
     "experimental.decoders.image": "decoders.image",
     "experimental.decoders.image_crop": "decoders.image_crop",
     "experimental.decoders.image_random_crop": "decoders.image_random_crop",

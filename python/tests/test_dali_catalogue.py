@@ -227,7 +227,7 @@ def test_the_missing_list_is_not_stale():
 
 
 # DALI 2.4 names of operators DALI runs only on the GPU, which Sluice also runs on the CPU.
-DALI_24_GPU_ONLY_LEGACY = {"video_reader", "experimental.inflate"}
+DALI_24_GPU_ONLY_LEGACY = {"video_reader", "experimental.inflate", "experimental.resize"}
 
 
 @pytest.mark.parametrize("legacy", sorted(LEGACY_NAMES))
