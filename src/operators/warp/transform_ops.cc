@@ -312,6 +312,15 @@ SLUICE_REGISTER_OPERATORS(RegisterAffineTransforms) {
       .Arg("center", ArgType::kFloatList, std::vector<double>{},
            "The centre of the rotation (x, y), or (x, y, z); empty: the origin.", true)
       .Count({0, 2, 3})
+      .Check([](const ArgView& a) {
+        const std::vector<double> axis = a.Numbers("axis"), center = a.Numbers("center");
+        if (!axis.empty() && std::all_of(axis.begin(), axis.end(), [](double v) { return v == 0.0; }))
+          throw ArgCheckError{"axis", "must have a non-zero length"};
+        if (center.size() == 3 && !a.Given("axis"))
+          throw ArgCheckError{"center", "(x, y, z) is for 3-D rotations, which need an axis"};
+        if (center.size() == 2 && !axis.empty())
+          throw ArgCheckError{"center", "a 3-D rotation (axis given) takes (x, y, z)"};
+      })
       .Factory("cpu", MakeFactory<RotationOp>());
   r.Register(std::move(Common(rot, "rotation")));
 
@@ -328,6 +337,16 @@ SLUICE_REGISTER_OPERATORS(RegisterAffineTransforms) {
            "Number of dimensions (2 or 3), for a one-value scale without an input matrix or a center; when given it "
            "must agree with them.")
       .Range(2, 3)
+      .Check([](const ArgView& a) {
+        if (!a.Given("ndim")) return;
+        const auto nd = static_cast<size_t>(a.Numbers("ndim").at(0));
+        for (const char* arg : {"scale", "center"}) {
+          const size_t len = a.Numbers(arg).size();
+          if (len > 1 && len != nd)
+            throw ArgCheckError{"ndim", std::to_string(nd) + " does not match " + arg + "'s " + std::to_string(len) +
+                                            " values"};
+        }
+      })
       .Factory("cpu", MakeFactory<ScaleOp>());
   r.Register(std::move(Common(scale, "scaling")));
 
