@@ -197,3 +197,18 @@ def test_bad_volume_arguments_name_the_argument():
         run(lambda x: fn.crop(x, crop=(1, 2, 3, 4)), vols, "DHWC")
     with pytest.raises(Exception, match="layout"):
         run(lambda x: fn.flip(x, depthwise=1), vols, "FHWC"[:0] + "HWCD")
+
+
+def test_sequences_of_volumes_frame_by_frame():
+    """FDHWC: flip, crop and resize take each frame as the DHWC volume it is."""
+    seqs = [RNG.integers(0, 250, (2, 4, 5, 6, 1)).astype(np.uint8) for _ in range(2)]
+    (fl, cr, rs), layouts = run(lambda x: (fn.flip(x, horizontal=0, depthwise=1), fn.crop(x, crop=(2, 3, 4)),
+                                           fn.resize(x, size=(8, 5, 6), antialias=False)), seqs, "FDHWC")
+    assert layouts == ["FDHWC"] * 3
+    for s, f, c, r in zip(seqs, fl, cr, rs):
+        np.testing.assert_array_equal(f, s[:, ::-1])
+        z, y, x = anchor(0.5, 4, 2), anchor(0.5, 5, 3), anchor(0.5, 6, 4)
+        np.testing.assert_array_equal(c, s[:, z:z + 2, y:y + 3, x:x + 4])
+        assert r.shape == (2, 8, 5, 6, 1)
+        # Depth doubled by linear interpolation, height and width kept: each frame on its own.
+        np.testing.assert_array_equal(r[:, 0], s[:, 0])
