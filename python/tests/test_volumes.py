@@ -212,3 +212,27 @@ def test_sequences_of_volumes_frame_by_frame():
         assert r.shape == (2, 8, 5, 6, 1)
         # Depth doubled by linear interpolation, height and width kept: each frame on its own.
         np.testing.assert_array_equal(r[:, 0], s[:, 0])
+
+
+@pytest.mark.parametrize("out_layout", ["CDHW", "DHWC", "CHW"])
+def test_crop_mirror_normalize_volumes(out_layout):
+    vols = volumes("DHWC", np.uint8)
+    mean, std = [100.0, 50.0], [20.0, 40.0]
+    mirror = [np.int32(m) for m in (1, 0, 1)]
+    (out,), layouts = run(lambda x, m: fn.crop_mirror_normalize(
+        x, crop=(6, 4, 5), crop_pos_z=0.0, crop_pos_x=0.7, mirror=m, mean=mean, std=std, output_layout=out_layout,
+        out_of_bounds_policy="pad", fill_values=(-1.0, -2.0)), vols, "DHWC", extra=[mirror])
+    want_layout = "DHWC" if out_layout == "DHWC" else "CDHW"
+    assert layouts == [want_layout]
+    for v, o, m in zip(vols, out, mirror):
+        D, H, W = v.shape[:3]
+        start = (anchor(0.0, D, 6), anchor(0.5, H, 4), anchor(0.7, W, 5))
+        win = crop_ref(v.astype(np.float32), "DHWC", start, (6, 4, 5), [np.nan])
+        if m:
+            win = win[:, :, ::-1]
+        ref = (win - np.float32(mean)) / np.float32(std)
+        ref = np.where(np.isnan(ref), np.float32([-1.0, -2.0]), ref)  # padded voxels take fill_values
+        if want_layout == "CDHW":
+            ref = np.moveaxis(ref, 3, 0)
+        assert o.dtype == np.float32
+        np.testing.assert_allclose(o, ref, rtol=1e-6, atol=1e-5)

@@ -135,5 +135,31 @@ TEST(VolumeOps, WarpAffineIdentityAndTranslation) {
   ExpectCallError(OperatorDef("warp_affine").Arg("matrix", std::vector<double>(9, 1.0)), "matrix", "");
 }
 
+TEST(VolumeOps, CropMirrorNormalizeVolumesToCdhw) {
+  const HostBatch in = Volumes("DHWC");
+  const OpCase c{OperatorDef("crop_mirror_normalize")
+                     .Arg("crop", std::vector<double>{2, 2, 3})
+                     .Arg("crop_pos_z", 1.0)
+                     .Arg("mirror", int64_t{1})
+                     .Arg("mean", std::vector<double>{1.0})
+                     .Arg("std", std::vector<double>{2.0}),
+                 in};
+  const std::vector<Batch> out = RunOpCase(c);
+  ASSERT_EQ(out[0].layout(), "CDHW");
+  for (int i = 0; i < 2; ++i) {
+    const TensorShape& s = in.shapes[size_t(i)];
+    ASSERT_EQ(out[0].shape(i), (TensorShape{2, 2, 2, 3}));
+    const int64_t z0 = s[0] - 2, y0 = std::lround((s[1] - 2) * 0.5), x0 = std::lround((s[2] - 3) * 0.5);
+    const auto* o = static_cast<const float*>(out[0].data(i));
+    for (int64_t ch = 0; ch < 2; ++ch)
+      for (int64_t z = 0; z < 2; ++z)
+        for (int64_t y = 0; y < 2; ++y)
+          for (int64_t x = 0; x < 3; ++x)
+            ASSERT_FLOAT_EQ(o[((ch * 2 + z) * 2 + y) * 3 + x], (At(in, i, z0 + z, y0 + y, x0 + 2 - x, ch) - 1.0f) / 2.0f);
+  }
+  ExpectSameForAnyThreadCount(c);
+  ExpectCallError(OperatorDef("crop_mirror_normalize").Arg("output_layout", std::string("DCHW")), "output_layout", "");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,4 +1,8 @@
-// crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass.
+// crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass; DHWC volumes
+// slice by slice (crop_d, crop_pos_z; output CDHW or DHWC).
+#include <cstring>
+#include <vector>
+
 #include "operators/image/crop_args.h"
 #include "operators/image/crop_mirror_normalize_plan.h"
 #include "operators/operator.h"
@@ -21,6 +25,7 @@ class CropMirrorNormalizeOp : public Operator {
     const CmnSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
     if (p.empty()) return;
     void* out = ws.Output(0).raw_mutable_sample(i);
+    if (plan_.volume) return RunVolume(in, i, p, static_cast<uint8_t*>(out));
     if (in.dtype() == DType::kUInt8)
       kernels::CropMirrorNormalize(in.sample<uint8_t>(i), p.in_h, p.in_w, p.channels, p.params, args_.out_type, out);
     else
@@ -28,6 +33,36 @@ class CropMirrorNormalizeOp : public Operator {
   }
 
  private:
+  // Output slice k is the image plan applied to input slice z + k; a slice outside the volume is
+  // the plan's window moved below its slice (every pixel outside: fill_values). CDHW output goes
+  // through one slice's CHW planes in scratch, then each plane to its place.
+  void RunVolume(const TensorList& in, int i, const CmnSamplePlan& p, uint8_t* out) {
+    const size_t es = SizeOf(args_.out_type);
+    const size_t plane = size_t(p.params.crop_h) * size_t(p.params.crop_w);
+    const size_t slice_elems = plane * size_t(p.out_channels);
+    const size_t in_slice = size_t(p.in_h) * size_t(p.in_w) * size_t(p.channels);
+    const bool cdhw = plan_.output.layout == "CDHW";
+    thread_local std::vector<uint8_t> scratch;
+    if (cdhw && scratch.size() < slice_elems * es) scratch.resize(slice_elems * es);
+    for (int k = 0; k < p.d; ++k) {
+      const int sz = p.z + k;
+      kernels::CmnParams params = p.params;
+      if (sz < 0 || sz >= p.in_d) params.crop_y = p.in_h;  // the window wholly outside: fill
+      const int src_z = sz < 0 || sz >= p.in_d ? 0 : sz;
+      uint8_t* dst = cdhw ? scratch.data() : out + size_t(k) * slice_elems * es;
+      if (in.dtype() == DType::kUInt8)
+        kernels::CropMirrorNormalize(in.sample<uint8_t>(i) + size_t(src_z) * in_slice, p.in_h, p.in_w, p.channels,
+                                     params, args_.out_type, dst);
+      else
+        kernels::CropMirrorNormalize(in.sample<float>(i) + size_t(src_z) * in_slice, p.in_h, p.in_w, p.channels,
+                                     params, args_.out_type, dst);
+      if (cdhw)
+        for (int c = 0; c < p.out_channels; ++c)
+          std::memcpy(out + (size_t(c) * size_t(p.d) + size_t(k)) * plane * es, scratch.data() + size_t(c) * plane * es,
+                      plane * es);
+    }
+  }
+
   const CmnArgs args_;
   CmnPlan plan_;
 };
@@ -38,8 +73,8 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
   OpSchema s("crop_mirror_normalize");
   s.Doc("Crops, mirrors, normalizes (out = scale * (in - mean) / std + shift), changes the layout (HWC -> CHW) and "
         "casts, in one pass.")
-      .Input("images", "HWC images (or FHWC sequences: every frame of a sample cropped, mirrored and normalized "
-             "alike), uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC images or DHWC volumes (4 dimensions), or sequences of them (every frame of a sample "
+             "cropped, mirrored and normalized alike), uint8 or float32.", {DType::kUInt8, DType::kFloat32})
       .UnfoldsSequences()
       .Output("output", "Normalized images in output_layout.")
       .Arg("mirror", ArgType::kInt, int64_t{0}, "Mirror horizontally (per sample: 0 or 1).", true)
@@ -52,8 +87,9 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .Arg("shift", ArgType::kFloat, 0.0, "Added after scaling.")
       .Arg("dtype", ArgType::kDType, std::string("float32"), "Output type: float, float16, uint8 or int8.")
       .Enum({"float32", "float16", "uint8", "int8"})
-      .Arg("output_layout", ArgType::kString, std::string("CHW"), "CHW or HWC.")
-      .Enum({"CHW", "HWC"})
+      .Arg("output_layout", ArgType::kString, std::string("CHW"),
+           "CHW or HWC; for volumes CHW and CDHW give CDHW, HWC and DHWC give DHWC.")
+      .Enum({"CHW", "HWC", "CDHW", "DHWC"})
       .Arg("pad_output", ArgType::kBool, false, "Pad the channels to 4 (the extra channel is 0).")
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"),
            "A window outside the image: error, pad (with fill_values) or trim_to_shape.")
@@ -62,7 +98,7 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .Count({1, 2, 3, 4})
       .InputRegion(CropInputRegion)
       .Factory("cpu", [](const OpSpec& sp) { return std::make_unique<CropMirrorNormalizeOp>(sp); });
-  AddCropArgs(s);
+  AddCropArgs(s, /*volumetric=*/true);
   r.Register(std::move(s));
 }
 

@@ -31,10 +31,6 @@ std::vector<uint8_t> FillPixel(const std::vector<double>& fill, DType dtype, int
 CropOpArgs::CropOpArgs(const Operator& op)
     : policy(ReadOutOfBoundsPolicy(op)), fill(op.Arg<std::vector<double>>("fill_values")) {}
 
-namespace {
-
-// The depth window [z, z + d) of a volume of in_d slices after `policy` (as ApplyOutOfBoundsPolicy
-// for height and width).
 void ApplyDepthPolicy(int& z, int& d, int in_d, kernels::OutOfBoundsPolicy policy, const std::string& op_name) {
   if (policy == kernels::OutOfBoundsPolicy::kPad || (z >= 0 && z + d <= in_d)) return;
   if (policy == kernels::OutOfBoundsPolicy::kTrim) {
@@ -50,8 +46,6 @@ void ApplyDepthPolicy(int& z, int& d, int in_d, kernels::OutOfBoundsPolicy polic
                   " slices (out_of_bounds_policy=\"error\"; use \"pad\" or \"trim_to_shape\")",
               c);
 }
-
-}  // namespace
 
 void PlanCrop(const Operator& op, const CropOpArgs& args, const Workspace& ws, CropPlan& plan) {
   const TensorList& in = ws.Input(0);

@@ -3,6 +3,7 @@
 // and layout), so both check the data the same way and hand their kernels the same numbers.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernels/crop/crop_window.h"
@@ -32,6 +33,10 @@ struct CropPlan {
   bool volume = false;          // DHWC or CDHW
   OutputDesc output;
 };
+
+// The depth window [z, z + d) of a volume of in_d slices after `policy` (as
+// kernels::ApplyOutOfBoundsPolicy for height and width); kError throws naming `op_name`.
+void ApplyDepthPolicy(int& z, int& d, int in_d, kernels::OutOfBoundsPolicy policy, const std::string& op_name);
 
 // Checks the batch (HWC or CHW images, DHWC or CDHW volumes; the window against
 // out_of_bounds_policy="error") and plans it.
