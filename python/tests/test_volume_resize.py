@@ -128,3 +128,28 @@ def test_volume_arguments_are_checked():
         with pipe:
             pipe.set_outputs(fn.resize(fn.external_source(source=lambda: images, layout="HWC"), resize_z=3, resize_x=2))
         pipe.run()
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_resize_then_crop_mirror_normalize_fused_or_not(fuse):
+    """resize -> crop_mirror_normalize on volumes: the fused operator (the default) equals the chain."""
+    samples = vols(np.uint8)
+
+    def chain(fuse_operators):
+        pipe = sluice.Pipeline(batch_size=len(samples), num_threads=2, seed=5, fuse_operators=fuse_operators)
+        with pipe:
+            x = fn.external_source(source=lambda: list(samples), layout="DHWC")
+            pipe.set_outputs(fn.crop_mirror_normalize(fn.resize(x, size=(8, 8, 8)), crop=(4, 6, 5), crop_pos_z=0.2,
+                                                      mean=[10.0], std=[3.0], mirror=1))
+        (out,) = pipe.run()
+        return out.layout(), [np.array(out.at(i)) for i in range(len(samples))]
+
+    layout, got = chain(fuse)
+    _, plain = chain(False)
+    (resized,), _ = run(lambda x: fn.resize(x, size=(8, 8, 8)), samples)
+    assert layout == "CDHW"
+    for g, p, r in zip(got, plain, resized):
+        np.testing.assert_array_equal(g, p)
+        z, y, x = (int(np.floor(float(np.float32(pos)) * (8 - e) + 0.5)) for pos, e in ((0.2, 4), (0.5, 6), (0.5, 5)))
+        ref = (r[z:z + 4, y:y + 6, x:x + 5][:, :, ::-1].astype(np.float32) - 10) / 3
+        np.testing.assert_allclose(g, np.moveaxis(ref, 3, 0), rtol=1e-6, atol=1e-5)

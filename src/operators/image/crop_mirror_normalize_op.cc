@@ -1,10 +1,8 @@
 // crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass; DHWC volumes
 // slice by slice (crop_d, crop_pos_z; output CDHW or DHWC).
-#include <cstring>
-#include <vector>
-
 #include "operators/image/crop_args.h"
 #include "operators/image/crop_mirror_normalize_plan.h"
+#include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -25,7 +23,7 @@ class CropMirrorNormalizeOp : public Operator {
     const CmnSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
     if (p.empty()) return;
     void* out = ws.Output(0).raw_mutable_sample(i);
-    if (plan_.volume) return RunVolume(in, i, p, static_cast<uint8_t*>(out));
+    if (plan_.volume) return RunCmnVolume(in.raw_sample(i), in.dtype(), p, plan_.output.layout == "CDHW", args_.out_type, out);
     if (in.dtype() == DType::kUInt8)
       kernels::CropMirrorNormalize(in.sample<uint8_t>(i), p.in_h, p.in_w, p.channels, p.params, args_.out_type, out);
     else
@@ -33,36 +31,6 @@ class CropMirrorNormalizeOp : public Operator {
   }
 
  private:
-  // Output slice k is the image plan applied to input slice z + k; a slice outside the volume is
-  // the plan's window moved below its slice (every pixel outside: fill_values). CDHW output goes
-  // through one slice's CHW planes in scratch, then each plane to its place.
-  void RunVolume(const TensorList& in, int i, const CmnSamplePlan& p, uint8_t* out) {
-    const size_t es = SizeOf(args_.out_type);
-    const size_t plane = size_t(p.params.crop_h) * size_t(p.params.crop_w);
-    const size_t slice_elems = plane * size_t(p.out_channels);
-    const size_t in_slice = size_t(p.in_h) * size_t(p.in_w) * size_t(p.channels);
-    const bool cdhw = plan_.output.layout == "CDHW";
-    thread_local std::vector<uint8_t> scratch;
-    if (cdhw && scratch.size() < slice_elems * es) scratch.resize(slice_elems * es);
-    for (int k = 0; k < p.d; ++k) {
-      const int sz = p.z + k;
-      kernels::CmnParams params = p.params;
-      if (sz < 0 || sz >= p.in_d) params.crop_y = p.in_h;  // the window wholly outside: fill
-      const int src_z = sz < 0 || sz >= p.in_d ? 0 : sz;
-      uint8_t* dst = cdhw ? scratch.data() : out + size_t(k) * slice_elems * es;
-      if (in.dtype() == DType::kUInt8)
-        kernels::CropMirrorNormalize(in.sample<uint8_t>(i) + size_t(src_z) * in_slice, p.in_h, p.in_w, p.channels,
-                                     params, args_.out_type, dst);
-      else
-        kernels::CropMirrorNormalize(in.sample<float>(i) + size_t(src_z) * in_slice, p.in_h, p.in_w, p.channels,
-                                     params, args_.out_type, dst);
-      if (cdhw)
-        for (int c = 0; c < p.out_channels; ++c)
-          std::memcpy(out + (size_t(c) * size_t(p.d) + size_t(k)) * plane * es, scratch.data() + size_t(c) * plane * es,
-                      plane * es);
-    }
-  }
-
   const CmnArgs args_;
   CmnPlan plan_;
 };
