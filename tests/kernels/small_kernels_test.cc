@@ -34,6 +34,55 @@ TEST(Flip, AllDirectionsAndElementSizes) {
   }
 }
 
+// Volumes: DHWC (outer 1, inner C) and CDHW (outer C, inner 1), every combination of the three flips.
+TEST(Flip, VolumesAlongDepthHeightWidth) {
+  const int64_t D = 3, H = 4, W = 5;
+  for (bool channels_first : {false, true}) {
+    const int64_t C = 2;
+    const FlipGeometry g = channels_first ? FlipGeometry{C, D, H, W, 1} : FlipGeometry{1, D, H, W, C};
+    std::vector<uint16_t> in(size_t(C * D * H * W)), out(in.size());
+    std::iota(in.begin(), in.end(), 0);
+    auto at = [&](const std::vector<uint16_t>& v, int64_t c, int64_t z, int64_t y, int64_t x) {
+      return channels_first ? v[size_t(((c * D + z) * H + y) * W + x)] : v[size_t(((z * H + y) * W + x) * C + c)];
+    };
+    for (int mode = 0; mode < 8; ++mode) {
+      const bool hz = mode & 1, vt = mode & 2, dw = mode & 4;
+      FlipVolume(in.data(), out.data(), g, sizeof(uint16_t), hz, vt, dw);
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t z = 0; z < D; ++z)
+          for (int64_t y = 0; y < H; ++y)
+            for (int64_t x = 0; x < W; ++x)
+              ASSERT_EQ(at(out, c, z, y, x), at(in, c, dw ? D - 1 - z : z, vt ? H - 1 - y : y, hz ? W - 1 - x : x))
+                  << "mode " << mode << " channels_first " << channels_first;
+    }
+  }
+  uint8_t dummy = 0;
+  EXPECT_THROW(FlipVolume(&dummy, nullptr, FlipGeometry{1, -1, 1, 1, 1}, 1, false, false, true), Error);
+}
+
+// Depth windows inside, partly outside and wholly outside the volume: slices outside take the fill.
+TEST(Crop, VolumeWindowsAndFill) {
+  const int64_t D = 4, H = 5, W = 6, C = 2;
+  std::vector<int16_t> in(size_t(D * H * W * C));
+  std::iota(in.begin(), in.end(), 1);
+  const int16_t fill[2] = {-7, -9};
+  for (int64_t z : {-2, 0, 1, 3, 5})
+    for (int64_t x : {-1, 2}) {
+      const int64_t d = 3, h = 3, w = 4, y = 1;
+      std::vector<int16_t> out(size_t(d * h * w * C));
+      CropVolume(in.data(), D, H, W, C, sizeof(int16_t), z, d, x, y, w, h, out.data(), fill);
+      for (int64_t k = 0; k < d; ++k)
+        for (int64_t r = 0; r < h; ++r)
+          for (int64_t q = 0; q < w; ++q)
+            for (int64_t c = 0; c < C; ++c) {
+              const int64_t sz = z + k, sy = y + r, sx = x + q;
+              const bool inside = sz >= 0 && sz < D && sy >= 0 && sy < H && sx >= 0 && sx < W;
+              const int16_t want = inside ? in[size_t(((sz * H + sy) * W + sx) * C + c)] : fill[c];
+              ASSERT_EQ(out[size_t(((k * h + r) * w + q) * C + c)], want) << "z " << z << " x " << x;
+            }
+    }
+}
+
 TEST(Transpose, ArbitraryPermutationsMatchNaive) {
   std::vector<int64_t> shape = {3, 4, 5, 2};
   std::vector<int> perm = {0, 1, 2, 3};

@@ -250,7 +250,9 @@ TEST(AffineOpsErrors, TableOfBadCalls) {
       {OperatorDef("transforms.shear"), {"transforms.shear", "shear"}},
       {OperatorDef("transforms.shear").Arg("angles", std::vector<double>{95, 0}), {"angles"}},
       {OperatorDef("transforms.rotation").Arg("angle", 5.0).Arg("center", std::vector<double>{1, 2, 3}), {"center"}},
-      {OperatorDef("transforms.rotation").Arg("angle", 5.0).Arg("axis", std::vector<double>{0, 0, 1}), {"axis"}},
+      {OperatorDef("transforms.rotation").Arg("angle", 5.0).Arg("axis", std::vector<double>{0, 0, 0}), {"axis"}},
+      {OperatorDef("transforms.rotation").Arg("angle", 5.0).Arg("axis", std::vector<double>{0, 0, 1}).Arg("center", std::vector<double>{1, 2}), {"center"}},
+      {OperatorDef("transforms.translation").Arg("offset", std::vector<double>{1, 2, 3, 4}), {"offset"}},
       {OperatorDef("transforms.scale").Arg("scale", std::vector<double>{1, 2}).Arg("ndim", int64_t{3}), {"ndim"}},
       {OperatorDef("transforms.crop").Arg("from_start", 2.0).Arg("from_end", 2.0), {"from_end"}},
   };
@@ -269,10 +271,21 @@ TEST(AffineOpsErrors, DataErrors) {
   // A per-sample center of the wrong length.
   ExpectError([] {
     RunGraph(2, [](Pipeline& p) {
+      auto c = p.AddOperator(OperatorDef("random.uniform").Arg("shape", std::vector<int64_t>{4}))[0];
+      return std::vector<std::string>{p.AddOperator(OperatorDef("transforms.rotation").Arg("angle", 1.0).ArgInput("center", c))[0]};
+    });
+  }, {"center", "expected 2 or 3 values"});
+  // A per-sample 3-D center without an axis.
+  ExpectError([] {
+    RunGraph(2, [](Pipeline& p) {
       auto c = p.AddOperator(OperatorDef("random.uniform").Arg("shape", std::vector<int64_t>{3}))[0];
       return std::vector<std::string>{p.AddOperator(OperatorDef("transforms.rotation").Arg("angle", 1.0).ArgInput("center", c))[0]};
     });
-  }, {"center", "expected 2 values"});
+  }, {"axis", "needs an axis"});
+  // 3-D transforms into a 2-D (HWC) warp.
+  ExpectError([] {
+    RunImages(Noise(1, 3, 4, 3), OperatorDef("warp_affine").Arg("matrix", std::vector<double>(12, 1.0)));
+  }, {"matrix", "2x3"});
   // A singular matrix with inverse_map=False.
   ExpectError([] {
     RunImages(Noise(1, 3, 4, 3), OperatorDef("warp_affine").Arg("matrix", std::vector<double>{1, 2, 0, 2, 4, 0}).Arg("inverse_map", false));

@@ -196,7 +196,7 @@ TEST(SchemaLayouts, SamplesThatDoNotFitTheLayoutAreRejectedWithTheOneMessage) {
 
 TEST(SchemaLayouts, MessagesListTheAcceptedLayouts) {
   EXPECT_EQ(ErrorMessage(OperatorDef("resize").Arg("resize_x", 4.0), {TensorShape{3, 4, 4}}, "CHW"),
-            "input 0 ('images') must have layout HWC (or FHWC), got 'CHW'");
+            "input 0 ('images') must have layout HWC (or FHWC, DHWC, FDHWC), got 'CHW'");
   EXPECT_EQ(ErrorMessage(OperatorDef("equalize"), {TensorShape{2, 2, 2}}, "XYZ"),
             "input 0 ('images') must have layout HWC, CHW or HW (or FHWC, FCHW, FHW), got 'XYZ'");
   EXPECT_EQ(ErrorMessage(OperatorDef("color_space_conversion").Arg("image_type", std::string("RGB")).Arg("output_type", std::string("BGR")),
@@ -227,6 +227,10 @@ TEST(SchemaLayouts, SequencesAreAcceptedWhereDeclared) {
     EXPECT_EQ(out.layout(), layout);
     EXPECT_EQ(SampleData<uint8_t>(out, 0), flat) << layout;
   }
+  // resize takes DHWC volumes (resampled in depth too) and sequences of them.
+  const OperatorDef rs = OperatorDef("resize").Arg("size", std::vector<double>{2, 3, 4});
+  EXPECT_EQ(RunOne(rs, {TensorShape{4, 5, 6, 1}}, "DHWC").shape(0), (TensorShape{2, 3, 4, 1}));
+  EXPECT_EQ(RunOne(rs, {TensorShape{2, 4, 5, 6, 1}}, "FDHWC").shape(0), (TensorShape{2, 2, 3, 4, 1}));
   // Volumes and sequences of them, where the base layout has its channels first.
   for (const std::string layout : {"CHW", "FCHW", "CDHW", "FCDHW"}) {
     std::vector<int64_t> dims(layout.size(), 2);

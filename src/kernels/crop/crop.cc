@@ -30,4 +30,18 @@ void Crop(const void* in, int64_t H, int64_t W, int64_t C, size_t es, int64_t x,
   }
 }
 
+void CropVolume(const void* in, int64_t D, int64_t H, int64_t W, int64_t C, size_t es, int64_t z, int64_t d, int64_t x,
+                int64_t y, int64_t w, int64_t h, void* out, const void* fill_pixel) {
+  if (D < 0 || d < 0) throw Error("crop: invalid shape");
+  const size_t in_slice = size_t(H) * size_t(W) * size_t(C) * es, out_slice = size_t(h) * size_t(w) * size_t(C) * es;
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  for (int64_t k = 0; k < d; ++k) {
+    const int64_t sz = z + k;
+    // A slice outside the volume: the window of a 0 x 0 image is all fill.
+    if (sz < 0 || sz >= D) Crop(src, 0, 0, C, es, 0, 0, w, h, dst + size_t(k) * out_slice, fill_pixel);
+    else Crop(src + size_t(sz) * in_slice, H, W, C, es, x, y, w, h, dst + size_t(k) * out_slice, fill_pixel);
+  }
+}
+
 }  // namespace sluice::kernels

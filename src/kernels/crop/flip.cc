@@ -15,32 +15,46 @@ void ReverseRow(const uint8_t* src, uint8_t* dst, int64_t w, size_t px) {
   for (int64_t x = 0; x < w; ++x, s -= p, dst += p) std::memcpy(dst, s, p);
 }
 
+void CopyRow(const uint8_t* s, uint8_t* d, int64_t w, size_t px, bool horizontal) {
+  if (!horizontal) {
+    std::memcpy(d, s, size_t(w) * px);
+    return;
+  }
+  switch (px) {
+    case 1: ReverseRow<1>(s, d, w, px); break;
+    case 2: ReverseRow<2>(s, d, w, px); break;
+    case 3: ReverseRow<3>(s, d, w, px); break;
+    case 4: ReverseRow<4>(s, d, w, px); break;
+    case 8: ReverseRow<8>(s, d, w, px); break;
+    case 12: ReverseRow<12>(s, d, w, px); break;
+    case 16: ReverseRow<16>(s, d, w, px); break;
+    default: ReverseRow<0>(s, d, w, px); break;
+  }
+}
+
 }  // namespace
+
+void FlipVolume(const void* in, void* out, const FlipGeometry& g, size_t elem_size, bool horizontal, bool vertical,
+                bool depthwise) {
+  if (g.outer < 0 || g.depth < 0 || g.height < 0 || g.width < 0 || g.inner < 0 || elem_size == 0)
+    throw Error("flip: invalid shape");
+  const size_t px = size_t(g.inner) * elem_size, row = px * size_t(g.width), plane = row * size_t(g.height);
+  const size_t block = plane * size_t(g.depth);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  for (int64_t o = 0; o < g.outer; ++o) {
+    for (int64_t z = 0; z < g.depth; ++z) {
+      const uint8_t* sp = src + size_t(o) * block + size_t(depthwise ? g.depth - 1 - z : z) * plane;
+      uint8_t* dp = dst + size_t(o) * block + size_t(z) * plane;
+      for (int64_t y = 0; y < g.height; ++y)
+        CopyRow(sp + size_t(vertical ? g.height - 1 - y : y) * row, dp + size_t(y) * row, g.width, px, horizontal);
+    }
+  }
+}
 
 void Flip(const void* in, void* out, int64_t h, int64_t w, int64_t c, size_t elem_size, bool horizontal,
           bool vertical) {
-  if (h < 0 || w < 0 || c < 0 || elem_size == 0) throw Error("flip: invalid shape");
-  const size_t px = size_t(c) * elem_size, row = px * size_t(w);
-  const auto* src = static_cast<const uint8_t*>(in);
-  auto* dst = static_cast<uint8_t*>(out);
-  for (int64_t y = 0; y < h; ++y) {
-    const uint8_t* s = src + size_t(vertical ? h - 1 - y : y) * row;
-    uint8_t* d = dst + size_t(y) * row;
-    if (!horizontal) {
-      std::memcpy(d, s, row);
-      continue;
-    }
-    switch (px) {
-      case 1: ReverseRow<1>(s, d, w, px); break;
-      case 2: ReverseRow<2>(s, d, w, px); break;
-      case 3: ReverseRow<3>(s, d, w, px); break;
-      case 4: ReverseRow<4>(s, d, w, px); break;
-      case 8: ReverseRow<8>(s, d, w, px); break;
-      case 12: ReverseRow<12>(s, d, w, px); break;
-      case 16: ReverseRow<16>(s, d, w, px); break;
-      default: ReverseRow<0>(s, d, w, px); break;
-    }
-  }
+  FlipVolume(in, out, FlipGeometry{1, 1, h, w, c}, elem_size, horizontal, vertical, false);
 }
 
 }  // namespace sluice::kernels

@@ -8,10 +8,21 @@
 
 namespace sluice {
 
-OpSchema& AddCropArgs(OpSchema& s) {
-  return s.Arg("crop", ArgType::kFloatList, std::vector<double>{},
-               "Crop size (crop_H, crop_W), or one value for a square window.", true)
-      .Count({0, 1, 2}).Min(0)
+OpSchema& AddCropArgs(OpSchema& s, bool volumetric) {
+  if (volumetric)
+    s.Arg("crop", ArgType::kFloatList, std::vector<double>{},
+          "Crop size (crop_H, crop_W), or (crop_D, crop_H, crop_W) for volumes, or one value for a square "
+          "(cubic) window.", true)
+        .Count({0, 1, 2, 3}).Min(0)
+        .Arg("crop_d", ArgType::kFloat, 0.0, "Crop depth of volumes; 0 keeps the input depth.", true)
+        .Min(0)
+        .Arg("crop_pos_z", ArgType::kFloat, 0.5, "Relative depth anchor of volumes: 0 = front, 1 = back.", true)
+        .Exclusive({"crop", "crop_d"});
+  else
+    s.Arg("crop", ArgType::kFloatList, std::vector<double>{},
+          "Crop size (crop_H, crop_W), or one value for a square window.", true)
+        .Count({0, 1, 2}).Min(0);
+  return s
       .Arg("crop_h", ArgType::kFloat, 0.0, "Crop height; 0 keeps the input height (with crop_w).", true)
       .Min(0)
       .Arg("crop_w", ArgType::kFloat, 0.0, "Crop width; 0 keeps the input width (with crop_h).", true)
@@ -26,14 +37,18 @@ OpSchema& AddCropArgs(OpSchema& s) {
       .Exclusive({"crop", "crop_w"});
 }
 
-CropArgs ReadCropArgs(const Operator& op, const Workspace& ws) {
+CropArgs ReadCropArgs(const Operator& op, const Workspace& ws, bool volumetric) {
   CropArgs a;
+  if (volumetric) {
+    a.crop_d = op.PerSampleArg<float>(ws, "crop_d");
+    a.pos_z = op.PerSampleArg<float>(ws, "crop_pos_z");
+  }
   a.crop = op.PerSampleListArg<float>(ws, "crop");
   a.crop_h = op.PerSampleArg<float>(ws, "crop_h");
   a.crop_w = op.PerSampleArg<float>(ws, "crop_w");
   a.pos_x = op.PerSampleArg<float>(ws, "crop_pos_x");
   a.pos_y = op.PerSampleArg<float>(ws, "crop_pos_y");
-  a.any_crop = op.HasArg("crop") || op.HasArg("crop_h") || op.HasArg("crop_w");
+  a.any_crop = op.HasArg("crop") || op.HasArg("crop_h") || op.HasArg("crop_w") || (volumetric && op.HasArg("crop_d"));
   a.truncate = op.Arg<std::string>("rounding") == "truncate";
   return a;
 }
@@ -69,6 +84,25 @@ kernels::CropWindow ResolveCrop(const CropArgs& a, int i, int in_h, int in_w, co
   win.x = anchor(static_cast<double>(a.pos_x[k]) * (in_w - cw));
   win.y = anchor(static_cast<double>(a.pos_y[k]) * (in_h - ch));
   return win;
+}
+
+CropWindow3 ResolveCrop3(const CropArgs& a, int i, int in_d, int in_h, int in_w, const std::string& op_name) {
+  const size_t k = static_cast<size_t>(i);
+  CropArgs hw = a;  // the height and width part: (h, w) of a 3-value or a 1-value crop
+  double d = a.crop_d.empty() ? 0.0 : a.crop_d[k];
+  const std::vector<float>& c = a.crop[k];
+  if (c.size() == 3) {
+    d = c[0];
+    hw.crop[k] = {c[1], c[2]};
+  } else if (c.size() == 1) {
+    d = c[0];
+  }
+  CropWindow3 out;
+  out.hw = ResolveCrop(hw, i, in_h, in_w, op_name);
+  out.d = d > 0 ? static_cast<int>(std::lround(d)) : in_d;
+  const double z = static_cast<double>(a.pos_z.empty() ? 0.5f : a.pos_z[k]) * (in_d - out.d);
+  out.z = static_cast<int>(a.truncate ? std::trunc(z) : std::round(z));
+  return out;
 }
 
 namespace {

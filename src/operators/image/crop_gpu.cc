@@ -19,6 +19,8 @@ class CropGpu : public GpuOperator {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     RequireStream(ws);
     PlanCrop(*this, args_, ws, plan_);
+    if (plan_.volume || plan_.channels_first)
+      throw Error("crop (gpu): only HWC images are supported on the GPU; CHW images and volumes on the CPU");
     for (const CropSamplePlan& p : plan_.samples)
       if (p.fill.size() > sizeof(CropFlipDesc::fill))
         throw Error("crop (gpu): a fill pixel of " + std::to_string(p.channels) + " channels is too large");

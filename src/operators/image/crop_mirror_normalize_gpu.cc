@@ -17,6 +17,7 @@ class CropMirrorNormalizeGpu : public GpuOperator {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     RequireStream(ws);
     PlanCropMirrorNormalize(*this, args_, ws, plan_);
+    if (plan_.volume) throw Error("crop_mirror_normalize (gpu): volumes are supported by the CPU operator only");
     return {plan_.output};
   }
 
@@ -47,7 +48,7 @@ class CropMirrorNormalizeGpu : public GpuOperator {
       max_px = std::max<int64_t>(max_px, int64_t(d.out_w) * d.out_h);
     }
     kernels::cuda::LaunchCropMirrorNormalize(UploadDescs(descs_, ws), n, max_px, in.dtype(), args_.out_type,
-                                             args_.layout == "CHW", Stream(ws));
+                                             args_.layout[0] == 'C', Stream(ws));
   }
 
  private:

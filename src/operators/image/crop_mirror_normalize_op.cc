@@ -1,6 +1,8 @@
-// crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass.
+// crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass; DHWC volumes
+// slice by slice (crop_d, crop_pos_z; output CDHW or DHWC).
 #include "operators/image/crop_args.h"
 #include "operators/image/crop_mirror_normalize_plan.h"
+#include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -21,6 +23,7 @@ class CropMirrorNormalizeOp : public Operator {
     const CmnSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
     if (p.empty()) return;
     void* out = ws.Output(0).raw_mutable_sample(i);
+    if (plan_.volume) return RunCmnVolume(in.raw_sample(i), in.dtype(), p, plan_.output.layout == "CDHW", args_.out_type, out);
     if (in.dtype() == DType::kUInt8)
       kernels::CropMirrorNormalize(in.sample<uint8_t>(i), p.in_h, p.in_w, p.channels, p.params, args_.out_type, out);
     else
@@ -38,8 +41,8 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
   OpSchema s("crop_mirror_normalize");
   s.Doc("Crops, mirrors, normalizes (out = scale * (in - mean) / std + shift), changes the layout (HWC -> CHW) and "
         "casts, in one pass.")
-      .Input("images", "HWC images (or FHWC sequences: every frame of a sample cropped, mirrored and normalized "
-             "alike), uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC images or DHWC volumes (4 dimensions), or sequences of them (every frame of a sample "
+             "cropped, mirrored and normalized alike), uint8 or float32.", {DType::kUInt8, DType::kFloat32})
       .UnfoldsSequences()
       .Output("output", "Normalized images in output_layout.")
       .Arg("mirror", ArgType::kInt, int64_t{0}, "Mirror horizontally (per sample: 0 or 1).", true)
@@ -52,8 +55,9 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .Arg("shift", ArgType::kFloat, 0.0, "Added after scaling.")
       .Arg("dtype", ArgType::kDType, std::string("float32"), "Output type: float, float16, uint8 or int8.")
       .Enum({"float32", "float16", "uint8", "int8"})
-      .Arg("output_layout", ArgType::kString, std::string("CHW"), "CHW or HWC.")
-      .Enum({"CHW", "HWC"})
+      .Arg("output_layout", ArgType::kString, std::string("CHW"),
+           "CHW or HWC; for volumes CHW and CDHW give CDHW, HWC and DHWC give DHWC.")
+      .Enum({"CHW", "HWC", "CDHW", "DHWC"})
       .Arg("pad_output", ArgType::kBool, false, "Pad the channels to 4 (the extra channel is 0).")
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"),
            "A window outside the image: error, pad (with fill_values) or trim_to_shape.")
@@ -62,7 +66,7 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .Count({1, 2, 3, 4})
       .InputRegion(CropInputRegion)
       .Factory("cpu", [](const OpSpec& sp) { return std::make_unique<CropMirrorNormalizeOp>(sp); });
-  AddCropArgs(s);
+  AddCropArgs(s, /*volumetric=*/true);
   r.Register(std::move(s));
 }
 

@@ -1,6 +1,7 @@
 #include "operators/image/crop_mirror_normalize_plan.h"
 
 #include "operators/image/crop_args.h"
+#include "operators/image/crop_plan.h"
 
 namespace sluice {
 namespace {
@@ -33,19 +34,24 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
                              const std::vector<TensorShape>& shapes, DType dtype, CmnPlan& plan) {
   if (dtype != DType::kUInt8 && dtype != DType::kFloat32)
     throw Error("crop_mirror_normalize takes uint8 or float32 images, got " + std::string(ToString(dtype)));
-  const CropArgs crop = ReadCropArgs(op, ws);
+  const bool volume = !shapes.empty() && shapes[0].ndim() == 4;
+  const CropArgs crop = ReadCropArgs(op, ws, /*volumetric=*/true);
   const std::vector<int> mirror = op.PerSampleArg<int>(ws, "mirror");
   const int n = static_cast<int>(shapes.size());
-  const bool chw = args.layout == "CHW";
+  const bool chw = args.layout[0] == 'C';
   plan.samples.resize(static_cast<size_t>(n));
+  plan.volume = volume;
   OutputDesc& d = plan.output;
   d = OutputDesc{};
   d.dtype = args.out_type;
-  d.layout = args.layout;
+  d.layout = volume ? (chw ? "CDHW" : "DHWC") : (chw ? "CHW" : "HWC");
   for (int i = 0; i < n; ++i) {
     const TensorShape& s = shapes[static_cast<size_t>(i)];
-    if (s.ndim() != 3) throw Error("expected an HWC image, got shape " + s.ToString());
-    const int h = static_cast<int>(s[0]), w = static_cast<int>(s[1]), c = static_cast<int>(s[2]);
+    if (s.ndim() != (volume ? 4 : 3))
+      throw Error(volume ? "expected DHWC volumes like sample 0, got shape " + s.ToString()
+                         : "expected an HWC image, got shape " + s.ToString());
+    const int o = volume ? 1 : 0;  // the first of H, W, C
+    const int h = static_cast<int>(s[o]), w = static_cast<int>(s[o + 1]), c = static_cast<int>(s[o + 2]);
     for (const auto* v : {&args.mean, &args.stddev, &args.fill})
       if (v->size() > 1 && static_cast<int>(v->size()) != c)
         throw Error("mean, std and fill_values need 1 or " + std::to_string(c) + " values for " + std::to_string(c) +
@@ -53,8 +59,21 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
     if (c < 1 || c > 4)
       throw Error("crop_mirror_normalize: invalid input shape " + std::to_string(h) + "x" + std::to_string(w) + "x" +
                   std::to_string(c));
-    const kernels::CropWindow win = kernels::ApplyOutOfBoundsPolicy(ResolveCrop(crop, i, h, w, op.name()), h, w, args.policy);
     CmnSamplePlan& sp = plan.samples[static_cast<size_t>(i)];
+    kernels::CropWindow win;
+    if (volume) {
+      const CropWindow3 w3 = ResolveCrop3(crop, i, static_cast<int>(s[0]), h, w, op.name());
+      win = kernels::ApplyOutOfBoundsPolicy(w3.hw, h, w, args.policy);
+      sp.in_d = static_cast<int>(s[0]);
+      sp.z = w3.z;
+      sp.d = w3.d;
+      ApplyDepthPolicy(sp.z, sp.d, sp.in_d, args.policy, op.name());
+    } else {
+      win = kernels::ApplyOutOfBoundsPolicy(ResolveCrop(crop, i, h, w, op.name()), h, w, args.policy);
+      sp.in_d = 1;
+      sp.z = 0;
+      sp.d = 1;
+    }
     sp.in_h = h;
     sp.in_w = w;
     sp.channels = c;
@@ -73,7 +92,11 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
     p.pad_output = args.pad_output;
     sp.coeffs = kernels::CmnNormalization(p, c);
     sp.out_channels = kernels::CmnOutputChannels(p, c);
-    d.shapes.push_back(chw ? TensorShape{sp.out_channels, win.h, win.w} : TensorShape{win.h, win.w, sp.out_channels});
+    if (volume)
+      d.shapes.push_back(chw ? TensorShape{sp.out_channels, sp.d, win.h, win.w}
+                             : TensorShape{sp.d, win.h, win.w, sp.out_channels});
+    else
+      d.shapes.push_back(chw ? TensorShape{sp.out_channels, win.h, win.w} : TensorShape{win.h, win.w, sp.out_channels});
   }
   d.contiguous = SameShapes(d.shapes);
 }

@@ -16,7 +16,7 @@ namespace sluice {
 struct CmnArgs {
   explicit CmnArgs(const Operator& op);
   DType out_type;
-  std::string layout;  // "CHW" or "HWC"
+  std::string layout;  // output_layout: "CHW" or "HWC" (volumes: "CDHW" or "DHWC", either spelling)
   std::vector<float> mean, stddev, fill;
   float scale = 1.f, shift = 0.f;
   bool pad_output = false;
@@ -25,6 +25,9 @@ struct CmnArgs {
 
 struct CmnSamplePlan {
   int in_h = 0, in_w = 0, channels = 0;
+  // Volumes (DHWC input): the input depth and the depth window [z, z + d) after the policy; output
+  // slice k is the 2-D plan applied to input slice z + k (all fill_values outside the volume).
+  int in_d = 1, z = 0, d = 1;
   // The kernel's parameters: window (after the policy), mirror, layout, pad; its mean, stddev and
   // fill_values point into the CmnArgs the plan was made from.
   kernels::CmnParams params;
@@ -35,10 +38,11 @@ struct CmnSamplePlan {
 
 struct CmnPlan {
   std::vector<CmnSamplePlan> samples;
+  bool volume = false;  // the batch is DHWC volumes (CPU only)
   OutputDesc output;
 };
 
-// Checks the batch (uint8/float32 HWC images of 1..4 channels, mean/std/fill_values of 1 or C
+// Checks the batch (uint8/float32 HWC images or DHWC volumes of 1..4 channels, mean/std/fill_values of 1 or C
 // values, the window against out_of_bounds_policy="error") and plans every sample into `plan`.
 // Per-sample arguments (crop, crop_pos_*, mirror) come from `ws`.
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan);

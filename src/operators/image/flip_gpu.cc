@@ -19,6 +19,9 @@ class FlipGpu : public GpuOperator {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     RequireStream(ws);
     PlanFlip(*this, ws, plan_);
+    for (size_t k = 0; k < plan_.geometry.size(); ++k)
+      if (plan_.depthwise[k] != 0 && plan_.geometry[k].depth > 1)
+        throw Error("flip (gpu): depthwise flips of volumes are supported by the CPU operator only");
     return {plan_.output};
   }
   void Run(Workspace& ws) override {
@@ -26,14 +29,14 @@ class FlipGpu : public GpuOperator {
     TensorList& out = ws.Output(0);
     descs_.assign(static_cast<size_t>(in.num_samples()), CropFlipDesc{});
     for (int i = 0; i < in.num_samples(); ++i) {
-      const TensorShape& s = in.shape(i);
+      const kernels::FlipGeometry& g = plan_.geometry[static_cast<size_t>(i)];
       CropFlipDesc& d = descs_[static_cast<size_t>(i)];
       d.in = in.raw_sample(i);
       d.out = out.raw_mutable_sample(i);
-      d.outer = 1;
-      d.in_h = d.out_h = d.out ? s[0] : 0;
-      d.in_w = d.out_w = d.out ? s[1] : 0;
-      d.inner = s[2];
+      d.outer = g.outer * g.depth;  // no depthwise flip here (Setup): every depth slice flipped alike
+      d.in_h = d.out_h = d.out ? g.height : 0;
+      d.in_w = d.out_w = d.out ? g.width : 0;
+      d.inner = g.inner;
       d.hflip = plan_.horizontal[static_cast<size_t>(i)] != 0;
       d.vflip = plan_.vertical[static_cast<size_t>(i)] != 0;
     }

@@ -1,4 +1,5 @@
-// flip: HWC images mirrored horizontally and/or vertically (per-sample flags).
+// flip: images (HWC, CHW) and volumes (DHWC, CDHW) mirrored along width, height and depth
+// (per-sample flags).
 #include "kernels/crop/flip.h"
 #include "operators/image/flip_plan.h"
 #include "operators/operator.h"
@@ -16,10 +17,9 @@ class FlipOp : public Operator {
   }
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
-    const TensorShape& s = in.shape(i);
     const auto k = static_cast<size_t>(i);
-    kernels::Flip(in.raw_sample(i), ws.Output(0).raw_mutable_sample(i), s[0], s[1], s[2], SizeOf(in.dtype()),
-                  plan_.horizontal[k] != 0, plan_.vertical[k] != 0);
+    kernels::FlipVolume(in.raw_sample(i), ws.Output(0).raw_mutable_sample(i), plan_.geometry[k], SizeOf(in.dtype()),
+                        plan_.horizontal[k] != 0, plan_.vertical[k] != 0, plan_.depthwise[k] != 0);
   }
 
  private:
@@ -30,13 +30,17 @@ class FlipOp : public Operator {
 
 SLUICE_REGISTER_OPERATORS(RegisterFlip) {
   r.Register(OpSchema("flip")
-                 .Doc("Flips HWC images horizontally and/or vertically.")
-                 .Input("images", "HWC images of any type (or FHWC sequences: every frame of a sample flipped alike).")
+                 .Doc("Flips images horizontally and/or vertically, and volumes depthwise.")
+                 .Input("images", "HWC or CHW images, DHWC or CDHW volumes, of any type (an empty layout: HWC for 3 "
+                        "dimensions, DHWC for 4), or sequences of them (every frame of a sample flipped alike).")
                  .UnfoldsSequences()
                  .Output("flipped", "The flipped images.")
                  .Arg("horizontal", ArgType::kInt, int64_t{1}, "Flip horizontally (per sample: 0 or 1).", true)
                  .Range(0, 1)
                  .Arg("vertical", ArgType::kInt, int64_t{0}, "Flip vertically (per sample: 0 or 1).", true)
+                 .Range(0, 1)
+                 .Arg("depthwise", ArgType::kInt, int64_t{0}, "Flip along the depth axis D of volumes (per sample: 0 or 1); "
+                      "no effect on images.", true)
                  .Range(0, 1)
                  .Factory("cpu", MakeFactory<FlipOp>()));
 }

@@ -11,9 +11,12 @@
 
 #include "kernels/crop_mirror_normalize/crop_mirror_normalize.h"
 #include "kernels/resize/resize.h"
+#include "kernels/resize/resize_volume.h"
 #include "kernels/resize/resize_window.h"
 #include "operators/image/crop_mirror_normalize_plan.h"
+#include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/image/resize_plan.h"
+#include "operators/image/resize_volume_plan.h"
 #include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
 
@@ -46,15 +49,22 @@ class FusedResizeCmnOp : public Operator {
   }
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
+    volumes_ = InputLayout(ws, 0) == "DHWC";
+    scratch_.resize(static_cast<size_t>(ws.pool().num_threads()));
+    if (volumes_) {
+      PlanResizeVolumes(*resize_, *resize_args_, ws, volume_plan_);
+      PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, volume_plan_.output.shapes, volume_plan_.output.dtype, cmn_plan_);
+      return {cmn_plan_.output};
+    }
     PlanResize(*resize_, *resize_args_, ws, resize_plan_, /*windowed_input=*/true);
     PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, resize_plan_.output.shapes, resize_plan_.output.dtype, cmn_plan_);
-    scratch_.resize(static_cast<size_t>(ws.pool().num_threads()));
     return {cmn_plan_.output};
   }
 
   void RunSample(Workspace& ws, int i, int thread) override {
     const CmnSamplePlan& c = cmn_plan_.samples[static_cast<size_t>(i)];
     if (c.empty()) return;
+    if (volumes_) return RunVolume(ws, i, thread, c);
     const ResizeSamplePlan& p = resize_plan_.samples[static_cast<size_t>(i)];
     const DType mid = resize_plan_.output.dtype;
     const size_t bytes = size_t(p.out_h) * size_t(p.out_w) * size_t(p.channels) * SizeOf(mid);
@@ -86,6 +96,28 @@ class FusedResizeCmnOp : public Operator {
   }
 
  private:
+  // DHWC volumes: what resize computes (ResizeVolume) into the scratch volume, then
+  // crop_mirror_normalize's volume path from there.
+  void RunVolume(Workspace& ws, int i, int thread, const CmnSamplePlan& c) {
+    const ResizeVolumeSamplePlan& p = volume_plan_.samples[static_cast<size_t>(i)];
+    const DType mid = volume_plan_.output.dtype;
+    const size_t bytes = size_t(p.out_d) * size_t(p.out_h) * size_t(p.out_w) * size_t(p.channels) * SizeOf(mid);
+    std::vector<uint8_t>& buf = scratch_[static_cast<size_t>(thread)];
+    if (buf.size() < bytes) buf.resize(bytes);
+    const TensorList& in = ws.Input(0);
+    auto resize = [&](const auto* src, auto* dst) {
+      kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params, p.depth);
+    };
+    auto from = [&](auto* dst) {
+      if (in.dtype() == DType::kUInt8) resize(in.sample<uint8_t>(i), dst);
+      else resize(in.sample<float>(i), dst);
+    };
+    if (mid == DType::kUInt8) from(buf.data());
+    else from(reinterpret_cast<float*>(buf.data()));
+    RunCmnVolume(buf.data(), mid, c, cmn_plan_.output.layout == "CDHW", cmn_args_->out_type,
+                 ws.Output(0).raw_mutable_sample(i));
+  }
+
   // The operator as the user declared it (its name, arguments and argument inputs), run through
   // its plan functions only.
   std::unique_ptr<Operator> Shadow(const std::string& encoded, const std::string& name, const std::string& arg_inputs) {
@@ -102,6 +134,8 @@ class FusedResizeCmnOp : public Operator {
   std::optional<ResizeArgs> resize_args_;
   std::optional<CmnArgs> cmn_args_;
   ResizePlan resize_plan_;
+  bool volumes_ = false;  // this batch is DHWC
+  ResizeVolumePlan volume_plan_;
   CmnPlan cmn_plan_;
   std::vector<std::vector<uint8_t>> scratch_;  // per pool thread: one resized image
 };
@@ -112,8 +146,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
   r.Register(OpSchema("_fused.resize_crop_mirror_normalize")
                  .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
                       "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
-                 .Input("images", "HWC images, uint8 or float32 (resize's input).", {DType::kUInt8, DType::kFloat32},
-                        InputLayouts{"HWC"}.AllowSequence())
+                 .Input("images", "HWC images or DHWC volumes, uint8 or float32 (resize's input).",
+                        {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
                  .UnfoldsSequences()
                  .Output("output", "crop_mirror_normalize's output.")
                  .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")

@@ -1,8 +1,10 @@
 // resize: separable resampling with antialiasing, DALI's arguments and output-size rules.
 #include "kernels/resize/resize.h"
+#include "kernels/resize/resize_volume.h"
 #include "operators/image/resampling_args.h"
 #include "operators/image/resize_input_bound.h"
 #include "operators/image/resize_plan.h"
+#include "operators/image/resize_volume_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -11,10 +13,10 @@ namespace {
 
 // One of resize_x/resize_y, size, resize_shorter or resize_longer; mode only with the first two.
 void CheckSizeArgs(const ArgView& a) {
-  const bool xy = a.Given("resize_x") || a.Given("resize_y");
+  const bool xy = a.Given("resize_x") || a.Given("resize_y") || a.Given("resize_z");
   const int ways = (xy ? 1 : 0) + a.Given("size") + a.Given("resize_shorter") + a.Given("resize_longer");
-  if (ways > 1) throw ArgCheckError{"size", "give one of resize_x/resize_y, size, resize_shorter or resize_longer"};
-  if (ways == 0) throw ArgCheckError{"size", "no output size: give resize_x/resize_y, size, resize_shorter or resize_longer"};
+  if (ways > 1) throw ArgCheckError{"size", "give one of resize_x/resize_y/resize_z, size, resize_shorter or resize_longer"};
+  if (ways == 0) throw ArgCheckError{"size", "no output size: give resize_x/resize_y/resize_z, size, resize_shorter or resize_longer"};
   if ((a.Given("resize_shorter") || a.Given("resize_longer")) && a.Given("mode"))
     throw ArgCheckError{"mode", "cannot be combined with resize_shorter or resize_longer (they imply a mode)"};
 }
@@ -24,11 +26,17 @@ class ResizeOp : public Operator {
   explicit ResizeOp(const OpSpec& spec) : Operator(spec), args_(*this) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
+    volumes_ = InputLayout(ws, 0) == "DHWC";
+    if (volumes_) {
+      PlanResizeVolumes(*this, args_, ws, volume_plan_);
+      return {volume_plan_.output};
+    }
     PlanResize(*this, args_, ws, plan_, /*windowed_input=*/true);
     return {plan_.output};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
+    if (volumes_) return RunVolume(ws, i);
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
     const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
@@ -51,42 +59,63 @@ class ResizeOp : public Operator {
   }
 
  private:
+  void RunVolume(Workspace& ws, int i) {
+    const TensorList& in = ws.Input(0);
+    TensorList& out = ws.Output(0);
+    const ResizeVolumeSamplePlan& p = volume_plan_.samples[static_cast<size_t>(i)];
+    auto run = [&](const auto* src, auto* dst) {
+      kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params, p.depth);
+    };
+    auto to = [&](const auto* src) {
+      if (out.dtype() == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
+      else run(src, out.mutable_sample<float>(i));
+    };
+    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
+    else to(in.sample<float>(i));
+  }
+
   const ResizeArgs args_;
   ResizePlan plan_;
+  bool volumes_ = false;  // this batch is DHWC
+  ResizeVolumePlan volume_plan_;
 };
 
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterResize) {
   OpSchema s("resize");
-  s.Doc("Resizes HWC images with separable resampling. Downscaling is antialiased by default (the filter widens with "
+  s.Doc("Resizes HWC images and DHWC volumes with separable resampling. Downscaling is antialiased by default (the filter widens with "
         "the scale, as in Pillow). Exactly one of resize_x/resize_y, size, resize_shorter or resize_longer sets the "
         "output size; a missing extent keeps the aspect ratio.")
-      .Input("images", "HWC images (or FHWC sequences, resized frame by frame), uint8 or float32.",
-             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence())
+      .Input("images", "HWC images or DHWC volumes (or FHWC sequences, resized frame by frame), uint8 or float32.",
+             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
       .UnfoldsSequences()
-      .Output("resized", "Resized HWC images.")
+      .Output("resized", "Resized HWC images or DHWC volumes.")
       .Arg("resize_x", ArgType::kFloat, 0.0, "Output width; 0 derives it from resize_y. Negative flips.", true)
       .Arg("resize_y", ArgType::kFloat, 0.0, "Output height; 0 derives it from resize_x. Negative flips.", true)
+      .Arg("resize_z", ArgType::kFloat, 0.0, "Output depth of volumes; 0 derives it from resize_x/resize_y. Negative "
+           "flips.", true)
       .Arg("size", ArgType::kFloatList, std::vector<double>{},
-           "Output size (height, width), or one value for both; 0 extents are derived (see mode).", true)
-      .Count({0, 1, 2})
+           "Output size (height, width), (depth, height, width) for volumes, or one value for every extent; 0 "
+           "extents are derived (see mode).", true)
+      .Count({0, 1, 2, 3})
       .Min(0)
       .Arg("resize_shorter", ArgType::kFloat, 0.0, "Length of the shorter side, keeping the aspect ratio (mode not_smaller).", true)
       .Min(0)
       .Arg("resize_longer", ArgType::kFloat, 0.0, "Length of the longer side, keeping the aspect ratio (mode not_larger).", true)
       .Min(0)
-      .Arg("max_size", ArgType::kFloatList, std::vector<double>{}, "Limit of the output size: one value or (height, width).")
-      .Count({0, 1, 2})
+      .Arg("max_size", ArgType::kFloatList, std::vector<double>{},
+           "Limit of the output size: one value, (height, width), or (depth, height, width) for volumes.")
+      .Count({0, 1, 2, 3})
       .Min(0)
       .Arg("mode", ArgType::kString, std::string("default"), "How missing or conflicting extents are resolved.")
       .Enum({"default", "stretch", "not_larger", "not_smaller"})
       .Arg("roi_start", ArgType::kFloatList, std::vector<double>{},
-           "Start (y, x) of the input region to resize (one value: both axes).", true)
-      .Count({0, 1, 2})
+           "Start (y, x) of the input region to resize, (z, y, x) for volumes (one value: every axis).", true)
+      .Count({0, 1, 2, 3})
       .Arg("roi_end", ArgType::kFloatList, std::vector<double>{},
-           "End (y, x) of the input region; below start mirrors (one value: both axes).", true)
-      .Count({0, 1, 2})
+           "End (y, x) of the input region, (z, y, x) for volumes; below start mirrors (one value: every axis).", true)
+      .Count({0, 1, 2, 3})
       .Arg("roi_relative", ArgType::kBool, false, "roi_start/roi_end are fractions of the input size.")
       .Arg("subpixel_scale", ArgType::kBool, true,
            "A fractional output extent keeps its scale: the region of interest is adjusted about its centre to the "

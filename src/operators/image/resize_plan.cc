@@ -10,6 +10,7 @@ namespace sluice {
 ResizeArgs::ResizeArgs(const Operator& op) : params(ResizeFilterParams(op)) {
   mode = *ParseResizeMode(op.Arg<std::string>("mode"));
   auto max = op.Arg<std::vector<double>>("max_size");
+  max_size_values = max;
   if (max.size() == 1) max.push_back(max[0]);
   if (max.size() == 2) max_size = {max[0], max[1]};
   if (op.HasArg("dtype")) out_type = op.Arg<DType>("dtype");
@@ -113,6 +114,10 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
   if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
     throw Error("resize takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
   const int n = in.num_samples();
+  if (n > 0 && in.shape(0).ndim() != 3)
+    throw Error("resize: volumes (layout " + in.layout() + ") are resized by the CPU operator only");
+  if (args.max_size_values.size() > 2) op.ThrowArgError("max_size", "(depth, height, width) is for volumes");
+  if (op.HasArg("resize_z")) op.ThrowArgError("resize_z", "is for volumes (DHWC)");
   std::vector<ResizeSampleArgs> sample_args;
   ResizeSampleArgs::At(op, ws, n, sample_args);
   const bool has_window = op.HasArg("input_window");

@@ -21,6 +21,7 @@ struct ResizeArgs {
   kernels::ResizeParams params;  // filters and antialias (resampling_args.h)
   ResizeMode mode = ResizeMode::kDefault;
   std::array<double, 2> max_size{0, 0};
+  std::vector<double> max_size_values;  // as given: one value, (h, w), or (d, h, w) for volumes
   std::optional<DType> out_type;  // default: the input's
   bool roi_relative = false;
   // DALI's subpixel_scale: a fractional output extent keeps its scale (the region of interest is
@@ -57,6 +58,7 @@ struct ResizePlan {
 
 // Checks the batch (uint8/float32 images of 1..4 channels, per-sample sizes and ROIs; that they are
 // HWC, the calling operator's schema declares and the framework checks) and plans every sample: DALI's output-size rules (resize_size.h) over the region of interest.
+// Volumes (DHWC) are planned by resize_volume_plan.h; here they are an error.
 // `windowed_input`: the caller runs samples with a window (the CPU operator); otherwise the
 // input_window argument is an error.
 void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan,

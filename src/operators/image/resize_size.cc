@@ -19,46 +19,59 @@ std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeReques
 }
 
 std::array<double, 2> ResizeOutputExtents(double in_h, double in_w, const ResizeRequest& r) {
-  const std::array<double, 2> in{in_h, in_w};
-  std::array<double, 2> scale{1.0, 1.0};
-  std::array<bool, 2> given{r.size[0] > 0, r.size[1] > 0};
-  const bool any = given[0] || given[1];
-  const bool uniform = r.mode == ResizeMode::kNotLarger || r.mode == ResizeMode::kNotSmaller ||
-                       (r.mode == ResizeMode::kDefault && !(given[0] && given[1]));
+  const std::vector<double> e = ResizeOutputExtentsN({in_h, in_w}, {r.size[0], r.size[1]}, r.mode,
+                                                     {r.max_size[0], r.max_size[1]});
+  return {e[0], e[1]};
+}
+
+std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const std::vector<double>& size, ResizeMode mode,
+                                         const std::vector<double>& max_size) {
+  const size_t nd = in.size();
+  std::vector<double> scale(nd, 1.0);
+  std::vector<bool> given(nd);
+  bool any = false, all = true;
+  for (size_t d = 0; d < nd; ++d) {
+    given[d] = size[d] > 0;
+    any = any || given[d];
+    all = all && given[d];
+  }
+  const bool uniform = mode == ResizeMode::kNotLarger || mode == ResizeMode::kNotSmaller ||
+                       (mode == ResizeMode::kDefault && !all);
   if (any) {
     double lo = 1e300, hi = 0, sum = 0;
     int n = 0;
-    for (int d = 0; d < 2; ++d) {
-      if (!given[static_cast<size_t>(d)]) continue;
-      const double s = r.size[static_cast<size_t>(d)] / in[static_cast<size_t>(d)];
-      scale[static_cast<size_t>(d)] = s;
+    for (size_t d = 0; d < nd; ++d) {
+      if (!given[d]) continue;
+      const double s = size[d] / in[d];
+      scale[d] = s;
       lo = std::min(lo, s);
       hi = std::max(hi, s);
       sum += s;
       ++n;
     }
-    if (r.mode == ResizeMode::kNotLarger) scale = {lo, lo};
-    else if (r.mode == ResizeMode::kNotSmaller) scale = {hi, hi};
-    else if (r.mode == ResizeMode::kDefault) {
-      for (int d = 0; d < 2; ++d)
-        if (!given[static_cast<size_t>(d)]) scale[static_cast<size_t>(d)] = sum / n;
+    if (mode == ResizeMode::kNotLarger) std::fill(scale.begin(), scale.end(), lo);
+    else if (mode == ResizeMode::kNotSmaller) std::fill(scale.begin(), scale.end(), hi);
+    else if (mode == ResizeMode::kDefault) {
+      for (size_t d = 0; d < nd; ++d)
+        if (!given[d]) scale[d] = sum / n;
     }
     // stretch: missing extents keep scale 1.
   }
-  for (int d = 0; d < 2; ++d) {
-    const double m = r.max_size[static_cast<size_t>(d)];
+  for (size_t d = 0; d < nd; ++d) {
+    const double m = max_size[d];
     if (m <= 0) continue;
-    const double cap = m / in[static_cast<size_t>(d)];
-    if (in[static_cast<size_t>(d)] * scale[static_cast<size_t>(d)] > m) {
+    const double cap = m / in[d];
+    if (in[d] * scale[d] > m) {
       if (uniform && any) {
-        scale[0] = std::min(scale[0], cap);
-        scale[1] = std::min(scale[1], cap);
+        for (double& s : scale) s = std::min(s, cap);
       } else {
-        scale[static_cast<size_t>(d)] = cap;
+        scale[d] = cap;
       }
     }
   }
-  return {in[0] * scale[0], in[1] * scale[1]};
+  std::vector<double> out(nd);
+  for (size_t d = 0; d < nd; ++d) out[d] = in[d] * scale[d];
+  return out;
 }
 
 }  // namespace sluice

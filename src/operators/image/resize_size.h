@@ -3,6 +3,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sluice {
 
@@ -27,5 +28,10 @@ struct ResizeRequest {
 std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeRequest& r);
 // The same extents before rounding (in * scale): what subpixel_scale keeps the scale of.
 std::array<double, 2> ResizeOutputExtents(double in_h, double in_w, const ResizeRequest& r);
+
+// The same rules over any number of axes (volumes: depth, height, width): `size` and `max_size`
+// hold one value per axis of `in` (0 = not given / no limit).
+std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const std::vector<double>& size, ResizeMode mode,
+                                         const std::vector<double>& max_size);
 
 }  // namespace sluice

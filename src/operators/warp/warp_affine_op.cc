@@ -2,9 +2,12 @@
 // matrix (M11, M12, M13, M21, M22, M23) comes from the `matrix` argument (constant or per sample)
 // or from a second input of 2x3 float32 matrices; with inverse_map=True (default) it maps output
 // to input coordinates, dst(x, y) = src(M * (x, y)) at pixel centres; False inverts it first. The
-// output keeps the input's size unless `size` is given.
+// output keeps the input's size unless `size` is given. DHWC volumes take 3x4 matrices
+// (M11..M14, M21..M24, M31..M34) acting on (x, y, z), sampled by the 3-D kernel (warp_affine_3d.h).
 #include <cmath>
+#include <type_traits>
 
+#include "kernels/warp/warp_affine_3d.h"
 #include "operators/registry.h"
 #include "operators/warp/warp_op_base.h"
 
@@ -15,12 +18,21 @@ class WarpAffineOp : public WarpOpBase {
  public:
   explicit WarpAffineOp(const OpSpec& spec) : WarpOpBase(spec), invert_(!Arg<bool>("inverse_map")) {}
 
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    volumes_ = InputLayout(ws, 0) == "DHWC";
+    return volumes_ ? SetupVolumes(ws) : WarpOpBase::Setup(ws);
+  }
+  void RunSample(Workspace& ws, int i, int thread) override {
+    if (volumes_) RunVolume(ws, i);
+    else WarpOpBase::RunSample(ws, i, thread);
+  }
+
  protected:
   void Plan(const Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     const int n = ws.batch_size();
     const auto sizes = ExplicitSizes(ws);
-    const std::vector<std::vector<float>> mats = Matrices(ws);
+    const std::vector<std::vector<float>> mats = Matrices(ws, 2);
     for (int i = 0; i < n; ++i) {
       const auto k = static_cast<size_t>(i);
       const std::vector<float>& v = mats[k];
@@ -35,9 +47,12 @@ class WarpAffineOp : public WarpOpBase {
   }
 
  private:
-  // Six numbers per sample, from the second input, the argument input or the constant.
-  std::vector<std::vector<float>> Matrices(const Workspace& ws) const {
+  // rows x (rows + 1) numbers per sample (2x3 for images, 3x4 for volumes), from the second input,
+  // the argument input or the constant.
+  std::vector<std::vector<float>> Matrices(const Workspace& ws, int rows) const {
     const auto n = static_cast<size_t>(ws.batch_size());
+    const auto count = static_cast<size_t>(rows * (rows + 1));
+    const std::string what = std::to_string(rows) + "x" + std::to_string(rows + 1);
     std::vector<std::vector<float>> out(n);
     if (ws.num_inputs() >= 2) {
       const TensorList& mt = ws.Input(1);
@@ -45,25 +60,87 @@ class WarpAffineOp : public WarpOpBase {
         throw Error("input 'mtx' has " + std::to_string(mt.num_samples()) + " samples, the images " + std::to_string(n));
       for (size_t i = 0; i < n; ++i) {
         const TensorShape& s = mt.shape(static_cast<int>(i));
-        if (s.num_elements() != 6 || s.ndim() > 2 || (s.ndim() == 2 && s[0] != 2))
-          throw Error("input 'mtx' must hold a 2x3 affine matrix per sample, sample " + std::to_string(i) +
-                      " has shape " + s.ToString());
+        if (static_cast<size_t>(s.num_elements()) != count || s.ndim() > 2 || (s.ndim() == 2 && s[0] != rows))
+          throw Error("input 'mtx' must hold a " + what + " affine matrix per sample" +
+                      (rows == 3 ? " (the input is volumes)" : "") + ", sample " + std::to_string(i) + " has shape " +
+                      s.ToString());
         const float* p = mt.sample<float>(static_cast<int>(i));
-        out[i].assign(p, p + 6);
+        out[i].assign(p, p + count);
       }
       return out;
     }
     const auto lists = PerSampleListArg<float>(ws, "matrix");
     for (size_t i = 0; i < n; ++i) {
-      if (lists[i].size() != 6)
+      if (lists[i].size() != count)
         ThrowPerSample("matrix", static_cast<int>(i),
-                       "expected a 2x3 matrix (6 values), got " + std::to_string(lists[i].size()) + " values");
+                       "expected a " + what + " matrix (" + std::to_string(count) + " values)" +
+                           (rows == 3 ? " for volumes" : "") + ", got " + std::to_string(lists[i].size()) + " values");
       out[i] = lists[i];
     }
     return out;
   }
 
+  // DHWC volumes: 3x4 maps, sizes (depth, height, width) or the input's.
+  std::vector<OutputDesc> SetupVolumes(const Workspace& ws) {
+    const TensorList& in = ws.Input(0);
+    if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
+      throw Error("input type " + std::string(ToString(in.dtype())) + " is not supported (uint8 or float32)");
+    const auto n = static_cast<size_t>(ws.batch_size());
+    const std::vector<std::vector<float>> mats = Matrices(ws, 3);
+    const auto sizes = HasArg("size") ? PerSampleListArg<double>(ws, "size") : std::vector<std::vector<double>>(n);
+    maps3_.assign(n, kernels::Affine3D{});
+    OutputDesc d;
+    d.dtype = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
+    d.layout = "DHWC";
+    for (size_t i = 0; i < n; ++i) {
+      const int k = static_cast<int>(i);
+      for (float x : mats[i])
+        if (!std::isfinite(x)) ThrowPerSample("matrix", k, "the matrix has a non-finite element");
+      kernels::Affine3D m = kernels::Affine3D::FromRowMajor(mats[i].data());
+      if (invert_ && !kernels::Invert(m, &m))
+        ThrowPerSample("matrix", k, "the matrix is singular and cannot be inverted (inverse_map=False)");
+      maps3_[i] = m;
+      const TensorShape& s = in.shape(k);
+      TensorShape o{s[0], s[1], s[2], s[3]};
+      if (!sizes[i].empty()) {
+        if (sizes[i].size() != 3)
+          ThrowPerSample("size", k, "volumes take (depth, height, width), got " + std::to_string(sizes[i].size()) + " values");
+        for (int a = 0; a < 3; ++a) {
+          const double v = sizes[i][static_cast<size_t>(a)];
+          if (!(v > 0) || !std::isfinite(v) || v > 1e8)
+            ThrowPerSample("size", k, "output extents must be positive, got " + std::to_string(v));
+          o[a] = std::max<int64_t>(static_cast<int64_t>(std::lround(v)), 1);
+        }
+      }
+      d.shapes.push_back(o);
+    }
+    d.contiguous = SameShapes(d.shapes);
+    return {d};
+  }
+
+  void RunVolume(Workspace& ws, int i) {
+    const TensorList& in = ws.Input(0);
+    TensorList& out = ws.Output(0);
+    const TensorShape& is = in.shape(i);
+    const TensorShape& os = out.shape(i);
+    const kernels::Affine3D& m = maps3_[static_cast<size_t>(i)];
+    auto run = [&](const auto* src) {
+      using In = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+      const kernels::DhwcView<const In> iv{src, is[0], is[1], is[2], is[3]};
+      if (out.dtype() == DType::kUInt8)
+        kernels::WarpAffine3D(iv, kernels::DhwcView<uint8_t>{out.mutable_sample<uint8_t>(i), os[0], os[1], os[2], os[3]},
+                              m, options());
+      else
+        kernels::WarpAffine3D(iv, kernels::DhwcView<float>{out.mutable_sample<float>(i), os[0], os[1], os[2], os[3]}, m,
+                              options());
+    };
+    if (in.dtype() == DType::kUInt8) run(in.sample<uint8_t>(i));
+    else run(in.sample<float>(i));
+  }
+
   bool invert_;
+  bool volumes_ = false;  // this batch is DHWC
+  std::vector<kernels::Affine3D> maps3_;
 };
 
 }  // namespace
@@ -73,13 +150,14 @@ SLUICE_REGISTER_OPERATORS(RegisterWarpAffine) {
   s.Doc("Applies an affine transformation to HWC images: output pixel (x, y) samples the input at M * (x + 0.5, "
         "y + 0.5) (pixel centres; M maps output to input coordinates unless inverse_map=False). M is the `matrix` "
         "argument (M11, M12, M13, M21, M22, M23), constant or per sample, or the second input (2x3 float32 per "
-        "sample, e.g. from fn.transforms.*).");
-  AddWarpArgs(s);
-  s.Input("mtx", "Like `matrix`: 2x3 float32 affine matrices, one per sample.", {DType::kFloat32})
+        "sample, e.g. from fn.transforms.*). DHWC volumes take 3x4 matrices acting on (x, y, z).");
+  AddWarpArgs(s, /*volumes=*/true);
+  s.Input("mtx", "Like `matrix`: 2x3 (volumes: 3x4) float32 affine matrices, one per sample.", {DType::kFloat32})
       .OptionalInputs(1)
       .Arg("matrix", ArgType::kFloatList, std::vector<double>{},
-           "The transform matrix (M11, M12, M13, M21, M22, M23); per sample: 2x3 or 6-element tensors.", true)
-      .Count({0, 6})
+           "The transform matrix (M11, M12, M13, M21, M22, M23), or 12 values (3x4, row-major) for volumes; per "
+           "sample: 2x3 / 3x4 or 6- / 12-element tensors.", true)
+      .Count({0, 6, 12})
       .Arg("inverse_map", ArgType::kBool, true,
            "True: the matrix maps output (destination) to input (source) coordinates. False: source to destination "
            "(it is inverted).")

@@ -81,14 +81,20 @@ void WarpOpBase::RunSample(Workspace& ws, int i, int) {
   else run(in.sample<float>(i));
 }
 
-OpSchema& AddWarpArgs(OpSchema& s) {
-  return s.Input("images", "HWC images (or FHWC sequences), uint8 or float32, any number of channels.",
-                 {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence())
+OpSchema& AddWarpArgs(OpSchema& s, bool volumes) {
+  InputLayouts layouts = InputLayouts{"HWC"}.AllowSequence();
+  if (volumes) layouts.AllowVolume();
+  return s.Input("images",
+                 volumes ? "HWC images or DHWC volumes (or sequences of them), uint8 or float32, any number of channels."
+                         : "HWC images (or FHWC sequences), uint8 or float32, any number of channels.",
+                 {DType::kUInt8, DType::kFloat32}, layouts)
       .UnfoldsSequences()
-      .Output("output", "The warped HWC images.")
+      .Output("output", volumes ? "The warped HWC images or DHWC volumes." : "The warped HWC images.")
       .Arg("size", ArgType::kFloatList, std::vector<double>{},
-           "Output size (height, width), rounded; empty: the operator's default.", true)
-      .Count({0, 2})
+           volumes ? "Output size (height, width), or (depth, height, width) for volumes, rounded; empty: the input's."
+                   : "Output size (height, width), rounded; empty: the operator's default.",
+           true)
+      .Count(volumes ? std::vector<int>{0, 2, 3} : std::vector<int>{0, 2})
       .Above(0)
       .Arg("fill_value", ArgType::kFloatList, std::vector<double>{},
            "Value of output pixels that map outside the source image. Empty (not given): the source coordinates are "

@@ -28,6 +28,8 @@ class WarpOpBase : public Operator {
 
   std::vector<kernels::Affine2D> maps_;
   std::vector<std::array<int64_t, 2>> sizes_;
+  // interp_type and fill_value, as read by the constructor.
+  const kernels::WarpOptions& options() const { return options_; }
 
  private:
   kernels::WarpOptions options_;
@@ -37,7 +39,8 @@ class WarpOpBase : public Operator {
 // DALI's interpolation names in DALIInterpType order (types.INTERP_* integers name them).
 const std::vector<std::string>& WarpInterpNames();
 
-// Declares size, fill_value, interp_type and dtype on `s` (with DALI's defaults).
-OpSchema& AddWarpArgs(OpSchema& s);
+// Declares size, fill_value, interp_type and dtype on `s` (with DALI's defaults). `volumes`: the
+// images input also takes DHWC volumes and `size` may be (depth, height, width).
+OpSchema& AddWarpArgs(OpSchema& s, bool volumes = false);
 
 }  // namespace sluice
