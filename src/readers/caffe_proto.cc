@@ -72,7 +72,8 @@ CaffeDatum ParseCaffeDatum(const uint8_t* data, size_t size) {
   std::vector<float> unused_floats;
   while (!r.done()) {
     const size_t at = r.pos;
-    auto [field, wire] = r.Tag();
+    const auto [field, wire_] = r.Tag();
+    const uint32_t wire = wire_;  // a plain variable: lambdas may not capture structured bindings (C++20, clang)
     auto int_field = [&](const char* name) {
       Expect(r, wire, 0, name, at);
       return static_cast<int32_t>(r.Varint());
