@@ -4,8 +4,11 @@
 // An HDU is numbered from 1 (the primary HDU) as CFITSIO and DALI number them. Its pixels come out
 // in the image's equivalent type (BITPIX with BZERO/BSCALE applied: BITPIX 16 with BZERO 32768 is
 // uint16, as astropy reads it), shape the axes reversed (NAXISn, ..., NAXIS1: C order, astropy's
-// `data.shape`). Tile-compressed images (astropy's CompImageHDU, fpack) are decompressed by CFITSIO.
-// Bytes are never read outside the buffer: CFITSIO reads the memory file through its own bounds.
+// `data.shape`). Tile-compressed images (astropy's CompImageHDU, fpack), and HDUs after one, are an
+// error: CFITSIO 4.2's compressed-image code crashes on malformed headers and tiles (fuzz_fits found
+// three such faults), and a reader of untrusted files must not crash the process.
+// Bytes are never read outside the buffer: a file must be a whole number of 2880-byte blocks (as
+// the FITS standard requires; CFITSIO's memory driver reads whole blocks), else it is an error.
 // Errors (not a FITS file, no such HDU, not an image HDU, a type Sluice has no tensors of,
 // truncated data) throw sluice::Error naming `name` and the HDU.
 //
@@ -42,6 +45,7 @@ class FitsMemFile {
   std::string name_;
   void* buf_;
   size_t buf_size_;
+  std::vector<int> compressed_;  // HDUs that are tile-compressed images (never shown to CFITSIO)
   void* handle_ = nullptr;  // CFITSIO's fitsfile* (an anonymous struct: no forward declaration)
 };
 
