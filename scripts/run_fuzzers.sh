@@ -15,9 +15,10 @@ trap 'rm -rf "$work"' EXIT
 # fuzz/checkpoint_seeds/ for the checkpoint parser, fuzz/npy_seeds/ for the .npy header parser, fuzz/tfrecord_seeds/ for TFRecord framing, tf.Example and index parsing,
 # fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests, fuzz/video_seeds/ for
 # the video decoder, fuzz/coco_seeds/ for COCO annotation files, fuzz/s3_seeds/ for S3 listings,
-# fuzz/lz4_seeds/ for LZ4 blocks.
+# fuzz/lz4_seeds/ for LZ4 blocks, fuzz/recordio_seeds/ for MXNet RecordIO files and indices,
+# fuzz/caffe_seeds/ for Caffe/Caffe2 messages, fuzz/fits_seeds/ for FITS files (CFITSIO).
 mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo" \
-  "$work/video" "$work/coco" "$work/s3" "$work/lz4"
+  "$work/video" "$work/coco" "$work/s3" "$work/lz4" "$work/recordio" "$work/caffe" "$work/fits"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -32,6 +33,9 @@ cp "$root"/fuzz/coco_seeds/* "$work/coco/"
 cp "$root"/fuzz/video_seeds/* "$work/video/"
 cp "$root"/fuzz/s3_seeds/* "$work/s3/"
 cp "$root"/fuzz/lz4_seeds/* "$work/lz4/"
+cp "$root"/fuzz/recordio_seeds/* "$work/recordio/"
+cp "$root"/fuzz/caffe_seeds/* "$work/caffe/"
+cp "$root"/fuzz/fits_seeds/* "$work/fits/"
 
 # Leaks inside third-party decoders, reported upstream (the file says which and why).
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -56,6 +60,9 @@ run_one() {
     fuzz_coco*) corpus="$work/coco" ;;
     fuzz_s3*) corpus="$work/s3" ;;
     fuzz_inflate*) corpus="$work/lz4" ;;
+    fuzz_recordio*) corpus="$work/recordio" ;;
+    fuzz_caffe*) corpus="$work/caffe" ;;
+    fuzz_fits*) corpus="$work/fits" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name" "$artifacts"

@@ -5,64 +5,16 @@
 
 #include <sluice/error.h>
 
+#include "readers/protobuf_wire.h"
+
 namespace sluice {
 namespace {
 
-[[noreturn]] void Malformed(const std::string& what, size_t at) {
-  throw Error("malformed tf.train.Example: " + what + " (at byte " + std::to_string(at) + " of the record data)");
-}
+constexpr const char* kExample = "tf.train.Example";
 
-// A bounded view of the message bytes; positions are absolute (for messages).
-struct Reader {
-  const uint8_t* base;
-  size_t pos, end;
+[[noreturn]] void Malformed(const std::string& what, size_t at) { ProtoMalformed(kExample, what, at); }
 
-  bool done() const { return pos >= end; }
-  uint64_t Varint() {
-    uint64_t v = 0;
-    const size_t start = pos;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (pos >= end) Malformed("truncated varint", start);
-      const uint8_t b = base[pos++];
-      if (shift == 63 && b > 1) Malformed("varint longer than 64 bits", start);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    Malformed("varint longer than 10 bytes", start);
-  }
-  // A length-delimited field's body.
-  Reader Sub() {
-    const size_t at = pos;
-    const uint64_t len = Varint();
-    if (len > end - pos) Malformed("length-delimited field of " + std::to_string(len) + " bytes runs past its end", at);
-    Reader r{base, pos, pos + static_cast<size_t>(len)};
-    pos += static_cast<size_t>(len);
-    return r;
-  }
-  void Skip(uint32_t wire, size_t at) {
-    switch (wire) {
-      case 0: Varint(); return;
-      case 1:
-        if (end - pos < 8) Malformed("truncated 64-bit field", at);
-        pos += 8;
-        return;
-      case 2: Sub(); return;
-      case 5:
-        if (end - pos < 4) Malformed("truncated 32-bit field", at);
-        pos += 4;
-        return;
-      default: Malformed("unsupported wire type " + std::to_string(wire), at);
-    }
-  }
-  // Reads a tag: field number and wire type.
-  std::pair<uint64_t, uint32_t> Tag() {
-    const size_t at = pos;
-    const uint64_t t = Varint();
-    if ((t >> 3) == 0) Malformed("field number 0", at);
-    return {t >> 3, static_cast<uint32_t>(t & 7)};
-  }
-  std::string_view View() const { return {reinterpret_cast<const char*>(base + pos), end - pos}; }
-};
+using Reader = ProtoReader;
 
 void ParseFloatList(Reader r, std::vector<float>& out) {
   while (!r.done()) {
@@ -147,7 +99,7 @@ void ParseFeature(Reader r, TfFeature& f) {
 
 // Calls on_entry(key, value_reader or nullptr-equivalent) for each map entry of the Example.
 template <typename F> void ForEachEntry(const uint8_t* data, size_t size, F&& on_entry) {
-  Reader ex{data, 0, size};
+  Reader ex{data, 0, size, kExample};
   while (!ex.done()) {
     const size_t at = ex.pos;
     auto [field, wire] = ex.Tag();

@@ -1,0 +1,182 @@
+"""experimental.readers.fits on FITS files written here with astropy (an independent writer): every
+image type astropy writes (uint8, int16, uint16 via BZERO, int32, int64, float32, float64),
+1-D to 3-D images, several HDUs per file; read back identical to what astropy reads; a
+tile-compressed HDU is an error (CFITSIO's decompressors are not safe on malformed tiles). file_root/file_filter, file_list and files; sharding,
+shuffling, padding, checkpoints; faults (a file deleted, truncated or rewritten mid-epoch, no such
+HDU, a table HDU, a dtypes mismatch). DALI 2.4's CPU FITS reader needs a CUDA driver, so it is not
+run here.
+"""
+import os
+
+import numpy as np
+import pytest
+
+import sluice
+from sluice import fn, types
+
+fits = pytest.importorskip("astropy.io.fits")
+
+
+def images(k):
+    rng = np.random.default_rng(k)
+    return [
+        rng.integers(0, 256, (4 + k, 5), dtype=np.uint8),
+        rng.standard_normal((2, 3, 4 + k)).astype(np.float32),
+        rng.integers(-30000, 30000, (6 + k,), dtype=np.int16),
+        rng.integers(0, 65536, (3, 3 + k)).astype(np.uint16),
+        rng.integers(-2**31, 2**31, (2, 2), dtype=np.int64).astype(np.int32),
+        rng.integers(-2**62, 2**62, (3,), dtype=np.int64),
+        rng.standard_normal((2, 2 + k)),
+    ]
+
+
+def write_files(d, n=6, compressed=False):
+    paths = []
+    for k in range(n):
+        hdus = [fits.PrimaryHDU()] + [fits.ImageHDU(a) for a in images(k)]
+        if compressed:
+            hdus.append(fits.CompImageHDU(images(k)[2].astype(np.int32), compression_type="RICE_1"))
+        p = os.path.join(str(d), f"img{k}.fits")
+        fits.HDUList(hdus).writeto(p, overwrite=True)
+        paths.append(p)
+    return paths
+
+
+def pipe_of(batch_size=3, checkpoint=None, **kw):
+    pipe = sluice.Pipeline(batch_size=batch_size, num_threads=2, device_id=None, seed=2,
+                           enable_checkpointing=True, checkpoint=checkpoint)
+    with pipe:
+        out = fn.experimental.readers.fits(name="Reader", **kw)
+        pipe.set_outputs(*(out if isinstance(out, (list, tuple)) else [out]))
+    pipe.build()
+    return pipe
+
+
+def run(pipe, n_batches):
+    rows = []
+    for _ in range(n_batches):
+        tls = pipe.run()
+        rows += [[np.array(t.at(i)) for t in tls] for i in range(len(tls[0]))]
+    return rows
+
+
+def astropy_data(path, hdu):
+    with fits.open(path) as f:
+        return np.array(f[hdu - 1].data)
+
+
+def test_every_image_type_reads_back_as_astropy_reads_it(tmp_path):
+    paths = write_files(tmp_path, 3)
+    hdus = list(range(2, 9))
+    rows = run(pipe_of(files=paths, hdu_indices=hdus), 1)
+    for path, row in zip(paths, rows):
+        for hdu, got in zip(hdus, row):
+            want = astropy_data(path, hdu)
+            assert got.dtype == want.dtype.newbyteorder("=") and got.shape == want.shape, (path, hdu)
+            np.testing.assert_array_equal(got, want)
+    # The default: HDU 2 (the first extension) only.
+    (only,), *_ = run(pipe_of(files=paths), 1)
+    np.testing.assert_array_equal(only, images(0)[0])
+
+
+def test_tile_compressed_hdu_is_an_error_and_the_others_read(tmp_path):
+    """CFITSIO's decompressors are not safe on malformed tiles (fuzz_fits): a compressed HDU is an
+    error naming it; the file's other HDUs, before and after it, read."""
+    paths = write_files(tmp_path, 3, compressed=True)
+    with pytest.raises(sluice.SluiceError, match=r"img0\.fits', HDU 9: a tile-compressed image: not supported"):
+        pipe_of(files=paths, hdu_indices=[9]).run()
+    rows = run(pipe_of(files=paths, hdu_indices=[4]), 1)  # before the compressed HDU 9
+    for k, (plain,) in enumerate(rows):
+        np.testing.assert_array_equal(plain, images(k)[2])
+
+
+def test_file_root_filter_list_sharding_padding_shuffling(tmp_path):
+    paths = write_files(tmp_path, 6)
+    (tmp_path / "notes.txt").write_text("not fits")
+    first = lambda rows: [int(r[0][0, 0]) for r in rows]  # noqa: E731
+    want = [int(images(k)[0][0, 0]) for k in range(6)]
+    assert first(run(pipe_of(file_root=str(tmp_path)), 2)) == want
+    (tmp_path / "list.txt").write_text("\n".join(os.path.basename(p) for p in paths[::-1]) + "\n")
+    assert first(run(pipe_of(file_list=str(tmp_path / "list.txt")), 2)) == want[::-1]
+    shards = [first(run(pipe_of(file_root=str(tmp_path), num_shards=2, shard_id=s), 1)) for s in range(2)]
+    assert shards == [want[:3], want[3:]]
+    padded = first(run(pipe_of(files=paths[:5], batch_size=2, num_shards=2, shard_id=1, pad_last_batch=True,
+                               stick_to_shard=True), 3))
+    assert padded == [want[2], want[3], want[4], want[4], want[2], want[3]]  # shard 1 of 5: files 2..4
+    shuffled = first(run(pipe_of(files=paths, random_shuffle=True, initial_fill=3), 4))
+    assert sorted(shuffled[:6]) == sorted(shuffled[6:]) == sorted(want)
+
+
+def test_checkpoint_resumes(tmp_path):
+    paths = write_files(tmp_path, 6)
+    kw = dict(files=paths, random_shuffle=True, initial_fill=2, hdu_indices=[2, 3])
+    pipe = pipe_of(**kw)
+    pipe.run()
+    text = pipe.checkpoint()
+    want = run(pipe, 3)
+    got = run(pipe_of(checkpoint=text, **kw), 3)
+    for a, b in zip(got, want):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_dtypes_are_checked(tmp_path):
+    paths = write_files(tmp_path, 3)
+    rows = run(pipe_of(files=paths, hdu_indices=[2, 3], dtypes=[types.UINT8, types.FLOAT]), 1)
+    assert rows[0][1].dtype == np.float32
+    with pytest.raises(sluice.SluiceError, match=r"HDU 3: the image is float32 but dtypes gives uint8"):
+        pipe_of(files=paths, hdu_indices=[2, 3], dtypes=[types.UINT8, types.UINT8]).run()
+    with pytest.raises(sluice.SluiceError, match="dtypes"):
+        pipe_of(files=paths, hdu_indices=[2, 3], dtypes=[types.UINT8])
+    with pytest.raises(sluice.SluiceError, match="hdu_indices"):
+        pipe_of(files=paths, hdu_indices=[0])
+
+
+# ----------------------------------------------------------------------------- faults
+def test_missing_hdu_table_hdu_and_not_fits(tmp_path):
+    paths = write_files(tmp_path, 3)
+    with pytest.raises(sluice.SluiceError, match=r"\[Reader\].*img0\.fits', HDU 12: cannot move to it \(the file has 8 HDUs\)"):
+        pipe_of(files=paths, hdu_indices=[12]).run()
+    table = str(tmp_path / "table.fits")
+    fits.HDUList([fits.PrimaryHDU(), fits.BinTableHDU.from_columns([fits.Column(name="x", format="E", array=np.zeros(3))])]
+                 ).writeto(table)
+    with pytest.raises(sluice.SluiceError, match=r"table\.fits', HDU 2: not an image HDU \(a binary table\)"):
+        pipe_of(files=[table], batch_size=1).run()
+    junk = tmp_path / "junk.fits"
+    junk.write_bytes(b"SIMPLE  = nonsense" * 10)
+    with pytest.raises(sluice.SluiceError, match=r"junk\.fits': its size \(180 bytes\) is not a whole number of 2880"):
+        pipe_of(files=[str(junk)], batch_size=1).run()
+    junk.write_bytes(b"NOT A FITS FILE".ljust(2880))
+    with pytest.raises(sluice.SluiceError, match=r"junk\.fits', HDU 1: no END card"):
+        pipe_of(files=[str(junk)], batch_size=1).run()
+
+
+def test_deleted_truncated_and_rewritten_files_mid_epoch(tmp_path):
+    # 12 files, batches of 3: file 10 is in the fourth batch, past what the loader has prefetched.
+    paths = write_files(tmp_path, 12)
+    pipe = pipe_of(files=paths)
+    pipe.run()
+    os.unlink(paths[10])
+    with pytest.raises(sluice.SluiceError, match=r"\[Reader\].*img10\.fits.*No such file or directory"):
+        for _ in range(4):
+            pipe.run()
+    paths = write_files(tmp_path, 12)
+    pipe = pipe_of(files=paths, hdu_indices=[2, 8])
+    pipe.run()
+    os.truncate(paths[10], 5760)
+    with pytest.raises(sluice.SluiceError, match=r"\[Reader\].*img10\.fits', HDU \d+: .*truncated"):
+        for _ in range(4):
+            pipe.run()
+    # on_error="replace": the row of the truncated file is another file's, and logged.
+    pipe = pipe_of(files=paths, hdu_indices=[2, 8], on_error="replace")
+    rows = run(pipe, 4)
+    assert [int(r[0][0, 0]) for r in rows[9:]] == [int(images(k)[0][0, 0]) for k in (9, 11, 11)]  # next row read
+    assert pipe.error_log() and "img10.fits" in pipe.error_log()[0].path
+    # Rewritten in place (same name, other content): read as it now is, whole, never half old.
+    paths = write_files(tmp_path, 12)
+    pipe = pipe_of(files=paths)
+    pipe.run()
+    fits.HDUList([fits.PrimaryHDU(), fits.ImageHDU(np.full((2, 2), 7, np.uint8))]).writeto(paths[10], overwrite=True)
+    rows = run(pipe, 3)
+    assert rows[7][0].tolist() == [[7, 7], [7, 7]]
+    np.testing.assert_array_equal(rows[8][0], images(11)[0])
