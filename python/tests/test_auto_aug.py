@@ -365,3 +365,30 @@ def test_suites_match_dalis_catalogue():
                      "sharpness", "posterize", "solarize", "equalize", "auto_contrast", "identity"]
     assert [a.name for a in trivial_augment.get_trivial_augment_wide_suite()] == names
     assert len(auto_augment.get_image_net_policy().sub_policies) == 25
+
+
+def test_held_outputs_of_the_switch_stay_intact(photos):
+    """_select.split/merge hand out views of other batches' memory: NumPy arrays and torch tensors
+    (DLPack) of a merged output keep it alive and unchanged through many further runs, and after
+    the pipeline is gone."""
+    torch = pytest.importorskip("torch")
+    images = (photos * 2)[:8]
+
+    @pipeline_def(batch_size=len(images), num_threads=2, device_id=None, seed=5, enable_conditionals=True)
+    def pipe():
+        x = fn.external_source(source=lambda: images, layout="HWC")
+        return rand_augment.rand_augment(x, n=2, m=9)
+
+    p = pipe()
+    p.build()
+    (first,) = p.run()
+    arrays = [np.asarray(first[i]) for i in range(len(first))]
+    tensors = [torch.from_dlpack(first[i]) for i in range(len(first))]
+    expected = [a.copy() for a in arrays]
+    del first
+    later = [p.run()[0] for _ in range(12)]  # the slots come round six times each
+    assert any(not np.array_equal(np.asarray(later[-1][i]), expected[i]) for i in range(len(images)))
+    del p, later
+    for a, t, e in zip(arrays, tensors, expected):
+        assert np.array_equal(a, e)
+        assert np.array_equal(t.numpy(), e)

@@ -279,6 +279,19 @@ def test_bench_reports_time_per_stage():
     lines = format_stages({"train": {"stage_ms_per_batch": fused}}).splitlines()
     assert lines[0].split()[4:6] == ["decode", "resize+normalize"]
 
+    class RandAugPipe:  # sluice.auto_aug's per-sample switch is a column of its own
+        def executor_statistics(self):
+            return {"dec": {"op": "decoders.image", "mean_batch_ms": 30.0},
+                    "s0": {"op": "_select.split", "mean_batch_ms": 0.25},
+                    "m0": {"op": "_select.merge", "mean_batch_ms": 0.5},
+                    "rot": {"op": "rotate", "mean_batch_ms": 4.0}}
+
+    ra = stage_times(RandAugPipe())
+    assert ra["split+merge"] == 0.75 and ra["other"] == 4.0
+    lines = format_stages({"train-randaug": {"stage_ms_per_batch": ra}, "train": {"stage_ms_per_batch": st}}).splitlines()
+    assert lines[0].split()[-3:] == ["split+merge", "other", "total"]
+    assert lines[2].split()[-3:] == ["0.00", "0.01", "41.76"]
+
 
 def test_soak_verdict_tells_a_leak_from_one_allocator_step():
     from sluice.tools.bench_measure import soak_verdict

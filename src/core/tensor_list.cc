@@ -1,6 +1,7 @@
 #include "core/tensor_list.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include <sluice/error.h>
@@ -41,6 +42,83 @@ void TensorList::ResizeSample(int i, const TensorShape& shape, const MemoryConfi
   if (contiguous_) throw Error("cannot resize one sample of a contiguous batch");
   shapes_[static_cast<size_t>(i)] = shape;
   sample_bufs_[static_cast<size_t>(i)].Resize(sample_bytes(i), cfg);
+}
+
+void TensorList::ResizeViews(const std::vector<TensorShape>& shapes, DType dtype) {
+  shapes_ = shapes;
+  dtype_ = dtype;
+  sources_.resize(shapes.size());
+  contiguous_ = false;
+  contiguous_buf_.Free();
+  offsets_.clear();
+  while (sample_bufs_.size() < shapes.size()) sample_bufs_.emplace_back(kind_);
+  sample_bufs_.resize(shapes.size());
+  for (auto& b : sample_bufs_) b.Free();
+}
+
+void TensorList::ShareSample(int i, const TensorList& src, int j, size_t offset) {
+  if (contiguous_) throw Error("cannot make one sample of a contiguous batch a view");
+  if (src.kind_ != kind_)
+    throw Error("sample " + std::to_string(i) + ": cannot view " + std::string(ToString(src.kind_)) + " memory from a " +
+                std::string(ToString(kind_)) + " batch");
+  if (j < 0 || j >= src.num_samples())
+    throw Error("sample " + std::to_string(i) + ": no sample " + std::to_string(j) + " in a batch of " +
+                std::to_string(src.num_samples()) + " to view");
+  const size_t bytes = sample_bytes(i);
+  const size_t have = src.sample_bytes(j);
+  if (offset > have || bytes > have - offset)
+    throw Error("sample " + std::to_string(i) + " (" + std::to_string(bytes) + " bytes) cannot view bytes from " +
+                std::to_string(offset) + " of sample " + std::to_string(j) + " (" + std::to_string(have) + " bytes)");
+  Buffer& dst = sample_bufs_[static_cast<size_t>(i)];
+  if (src.contiguous_) dst.ShareFrom(src.contiguous_buf_, src.offsets_[static_cast<size_t>(j)] + offset, bytes);
+  else dst.ShareFrom(src.sample_bufs_[static_cast<size_t>(j)], offset, bytes);
+}
+
+void TensorList::ShareBatch(const TensorList& src, const std::vector<TensorShape>& shapes, DType dtype) {
+  if (&src == this) throw Error("a batch cannot become a view of itself");
+  if (shapes.size() != src.shapes_.size())
+    throw Error("a view of a batch of " + std::to_string(src.num_samples()) + " samples was given " +
+                std::to_string(shapes.size()) + " shapes");
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const size_t bytes = static_cast<size_t>(shapes[i].num_elements()) * SizeOf(dtype);
+    if (bytes != src.sample_bytes(static_cast<int>(i)))
+      throw Error("sample " + std::to_string(i) + ": a view of " + std::to_string(bytes) + " bytes of a sample of " +
+                  std::to_string(src.sample_bytes(static_cast<int>(i))) + " bytes");
+  }
+  if (!src.contiguous_) {
+    ResizeViews(shapes, dtype);
+    for (int i = 0; i < num_samples(); ++i) ShareSample(i, src, i);
+  } else {
+    if (src.kind_ != kind_)
+      throw Error("cannot view " + std::string(ToString(src.kind_)) + " memory from a " + std::string(ToString(kind_)) +
+                  " batch");
+    sample_bufs_.clear();
+    contiguous_ = true;
+    shapes_ = shapes;
+    dtype_ = dtype;
+    offsets_ = src.offsets_;
+    contiguous_buf_.ShareFrom(src.contiguous_buf_, 0, src.contiguous_buf_.size());
+  }
+  sources_ = src.sources_;
+}
+
+bool TensorList::is_view(int i) const {
+  return contiguous_ ? contiguous_buf_.is_view() : sample_bufs_[static_cast<size_t>(i)].is_view();
+}
+
+bool TensorList::has_views() const {
+  if (contiguous_) return contiguous_buf_.is_view();
+  return std::any_of(sample_bufs_.begin(), sample_bufs_.end(), [](const Buffer& b) { return b.is_view(); });
+}
+
+void TensorList::DropViews() {
+  if (!has_views()) return;
+  if (contiguous_buf_.is_view()) contiguous_buf_.Free();
+  for (auto& b : sample_bufs_)
+    if (b.is_view()) b.Free();
+  shapes_.clear();
+  sources_.clear();
+  offsets_.clear();
 }
 
 void TensorList::Reserve(int num_samples, size_t bytes_per_sample, const MemoryConfig& cfg, bool contiguous) {

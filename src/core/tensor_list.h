@@ -16,8 +16,14 @@
 namespace sluice {
 
 // Samples share one dtype and layout but may differ in shape. Each sample carries the SourceInfo
-// of the data it was made from. Not thread-safe for Resize; distinct samples may be written from
-// distinct threads after Resize.
+// of the data it was made from. Not thread-safe for Resize; distinct samples may be written (or
+// shared, ShareSample) from distinct threads after Resize.
+//
+// Shared memory: a sample may be a view of another list's sample (ShareSample, ShareBatch) instead
+// of memory of its own. The view holds a reference to the other list's block (buffer.h), so it
+// stays valid after that list is resized, reused for a later batch or destroyed; the other list
+// writes its next batch into fresh memory while a view still reads its block. Views are read-only:
+// an operator that makes one never writes through it.
 class TensorList {
  public:
   explicit TensorList(StorageKind kind = StorageKind::kHost) : kind_(kind), contiguous_buf_(kind) {}
@@ -32,6 +38,24 @@ class TensorList {
   // Changes one sample's shape after Resize (per-sample storage only), e.g. to replace a sample
   // that failed to decode with another one. Throws for contiguous storage.
   void ResizeSample(int i, const TensorShape& shape, const MemoryConfig& cfg);
+  // Sizes the batch for `shapes` of `dtype` without memory: every sample is to become a view
+  // (ShareSample) before anything reads it. Per-sample storage; drops what the list held.
+  void ResizeViews(const std::vector<TensorShape>& shapes, DType dtype);
+  // Sample i (its shape as set by Resize/ResizeViews) becomes a view of sample j of `src` from
+  // byte `offset` on, sample_bytes(i) bytes long: no copy. Per-sample storage only; throws for
+  // another storage kind or a range past src's sample. `src` may be this list (j != i).
+  void ShareSample(int i, const TensorList& src, int j, size_t offset = 0);
+  // The whole list becomes a view of `src`'s memory with new `shapes` and `dtype` (each sample the
+  // same number of bytes as src's: reshape, reinterpret). Contiguous when src is. Sources are
+  // src's; the layout is left as it was.
+  void ShareBatch(const TensorList& src, const std::vector<TensorShape>& shapes, DType dtype);
+  bool is_view(int i) const;
+  bool has_views() const;
+  // Releases every view (the list then has no samples; memory of its own is kept for reuse).
+  // The executor calls it when a list goes back to its spares, so that the views of a batch
+  // nobody holds do not keep their parents' blocks from being reused.
+  void DropViews();
+
   // Preallocates `bytes_per_sample` for each of `num_samples` samples (presizing hint).
   void Reserve(int num_samples, size_t bytes_per_sample, const MemoryConfig& cfg, bool contiguous);
 
@@ -55,7 +79,9 @@ class TensorList {
   SourceInfo& source(int i) { return sources_[static_cast<size_t>(i)]; }
   const SourceInfo& source(int i) const { return sources_[static_cast<size_t>(i)]; }
 
-  // Memory accounting for statistics.
+  // Memory accounting for statistics. Used bytes count every sample, views included; reserved
+  // bytes count only memory the list allocated (a view reserves nothing: its bytes are counted by
+  // the list that allocated them).
   size_t used_bytes() const;
   size_t reserved_bytes() const;
   // Biggest sample (per-sample storage) or the average sample (contiguous storage).

@@ -28,6 +28,10 @@ struct OutputDesc {
   DType dtype = DType::kUInt8;
   std::string layout;
   bool contiguous = false;  // one buffer for the batch (cheap hand-off of dense batches)
+  // Run makes every sample a view of an input's memory (TensorList::ShareSample / ShareBatch):
+  // the executor sets the shapes and allocates nothing. For operators that only pick, reorder or
+  // reinterpret what their inputs hold (_select.split/merge, reshape, element_extract).
+  bool views = false;
 };
 
 // True if the batch is non-empty and every sample has the same shape (a contiguous output).

@@ -110,6 +110,11 @@ SlotOutputs NodeRunner::MakeSlot(size_t begin, size_t end) {
 void NodeRunner::RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration,
                           std::vector<FailedSample>& failed) {
   if (gpu_) gpu_->UseDevice();  // per thread: the stage's thread, or the caller when synchronous
+  // The slot lets go of the previous batch's outputs before any node writes: those nobody else
+  // holds return to their spares and drop their views (spare_buffers.h), so that the nodes they
+  // viewed find their blocks free again instead of allocating afresh.
+  for (size_t n = begin; n < end; ++n)
+    for (auto& tl : own[n]) tl.reset();
   for (size_t n = begin; n < end; ++n) {
     if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
     RunNode(static_cast<int>(n), cpu, own, iteration, failed);
@@ -161,11 +166,10 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
                    : !ws.arg_inputs_.empty() ? ws.arg_inputs_.begin()->second->num_samples()
                                              : cfg_.options.batch_size;
   for (auto& tl : outs[static_cast<size_t>(n)]) {
-    // The slot gives its buffer back and takes one: the same buffer when nobody else holds it,
-    // else (a Batch outlives its release, or a batch of the other stage still refers to it) a
+    // The slot gave its buffer back (RunNodes) and takes one: the same buffer when nobody else
+    // holds it, else (a Batch outlives its release, or a batch of the other stage still refers to it) a
     // spare; theirs returns to the spares when they drop it. Going through the spares, rather
     // than testing use_count(), orders the last reader's accesses before these writes.
-    tl.reset();
     tl = spares_[static_cast<size_t>(n)][ws.outputs_.size()]->Take();
     // Reads a consumer queued on its own stream come first.
     if (on_stream) {
@@ -223,7 +227,8 @@ void NodeRunner::ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& 
                 std::to_string(ws.outputs_.size()) + " outputs");
   for (size_t o = 0; o < descs.size(); ++o) {
     TensorList& tl = *ws.outputs_[o];
-    tl.Resize(descs[o].shapes, descs[o].dtype, cfg_.memory(), descs[o].contiguous);
+    if (descs[o].views) tl.ResizeViews(descs[o].shapes, descs[o].dtype);
+    else tl.Resize(descs[o].shapes, descs[o].dtype, cfg_.memory(), descs[o].contiguous);
     tl.set_layout(descs[o].layout);
     if (!ws.inputs_.empty() && ws.inputs_[0]->num_samples() == tl.num_samples()) {
       for (int i = 0; i < tl.num_samples(); ++i) tl.source(i) = ws.inputs_[0]->source(i);

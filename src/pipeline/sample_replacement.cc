@@ -24,7 +24,20 @@ void Remap(TensorList& list, const std::vector<int>& map, const MemoryConfig& me
   }
   if (!changed) return;
   const bool device = list.kind() == StorageKind::kDevice;
-  if (shapes == list.shapes()) {
+  if (list.has_views() && !list.is_contiguous()) {
+    // Views (tensor_list.h) are never written through: row k becomes a view of row r instead.
+    TensorList fresh(list.kind());
+    fresh.ResizeViews(shapes, list.dtype());
+    fresh.set_layout(list.layout());
+    for (int k = 0; k < n; ++k) {
+      const int r = k < static_cast<int>(map.size()) && map[static_cast<size_t>(k)] < n ? map[static_cast<size_t>(k)] : k;
+      fresh.source(k) = list.source(r);
+      fresh.ShareSample(k, list, r);
+    }
+    list = std::move(fresh);
+    return;
+  }
+  if (shapes == list.shapes() && !list.has_views()) {
     // Same shapes (the usual case: batches of one image size, labels, random numbers): copied in
     // place, so the list keeps its buffers. Row k only takes rows that did not fail, which are
     // never written, so the order of the copies does not matter.

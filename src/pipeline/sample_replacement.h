@@ -28,6 +28,9 @@ struct FailedSample {
   SampleErrorRecord record;
 };
 
+// Views (tensor_list.h) are never written through: a list of sample views gets views of row r;
+// a contiguous view is copied into fresh memory of its own.
+//
 // Replaces the failed rows of `outputs` (each distinct list once) as described above and sets
 // each record's replaced_by. Device lists are copied on `stream` (then synchronized). Throws
 // sluice::Error when every row failed.

@@ -21,6 +21,9 @@ std::shared_ptr<TensorList> SpareBuffers::Take() {
 
 void SpareBuffers::Return(TensorList* tl) {
   std::unique_ptr<TensorList> owned(tl);
+  // A spare keeps memory of its own, never views: those would keep other batches' blocks from
+  // being reused (their owners would allocate afresh every batch).
+  owned->DropViews();
   std::lock_guard lk(mu_);
   if (spares_.size() < kMaxSpares) spares_.push_back(std::move(owned));
 }

@@ -16,6 +16,10 @@ namespace sluice {
 // through the shared_ptr's deleter, on the last owner's thread, under this pool's mutex, so the
 // last reader's accesses are ordered before the next writer's. Steady state allocates nothing: no
 // page faults for fresh memory and no heap fragmentation from large blocks coming and going.
+//
+// Views (tensor_list.h): a returning buffer drops its views of other batches, so a batch nobody
+// holds pins no memory. A buffer whose own blocks a held view still reads (the caller keeps a
+// batch that views this node's output) writes its next batch into fresh blocks (buffer.h).
 class SpareBuffers : public std::enable_shared_from_this<SpareBuffers> {
  public:
   explicit SpareBuffers(StorageKind kind) : kind_(kind) {}

@@ -115,6 +115,29 @@ TEST(SliceOp, NamedArgumentsFollowDalisAxisOrder) {
   EXPECT_EQ(SampleData<uint8_t>(out[0], 0), (std::vector<uint8_t>{1, 255, 7}));
 }
 
+TEST(SliceOp, AWindowOfWholeOuterRowsIsAViewOfTheInput) {
+  const auto a = Ramp(6 * 4 * 3, 1), b = Ramp(5 * 4 * 3, 2);
+  const Feed x = MakeFeed<uint8_t>("x", {a, b}, {TensorShape{6, 4, 3}, TensorShape{5, 4, 3}}, "HWC");
+  auto rows = [](double start, double end) {
+    return OperatorDef("slice").Arg("axis_names", std::string("H")).Arg("start", std::vector<double>{start})
+        .Arg("end", std::vector<double>{end});
+  };
+  // The external source's own output next to the slice: rows 2..4 are the input's bytes from row 2.
+  auto out = RunFeeds({x}, [&](Pipeline& p, auto& e) {
+    return std::vector<std::string>{e["x"], p.AddOperator(rows(2, 4).Input(e["x"]))[0]};
+  });
+  ASSERT_EQ(out[1].shape(1), (TensorShape{2, 4, 3}));
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(out[1].data(i), static_cast<const uint8_t*>(out[0].data(i)) + 2 * 4 * 3) << i;
+  EXPECT_EQ(SampleData<uint8_t>(out[1], 1), Crop(b, 5, 4, 3, 2, 0, 2, 4));
+  // Cutting another dimension, or past the input (padding), is computed into memory of its own.
+  out = RunFeeds({x}, [&](Pipeline& p, auto& e) {
+    return std::vector<std::string>{e["x"], p.AddOperator(rows(-1, 3).Input(e["x"]).Arg("out_of_bounds_policy", std::string("pad")))[0]};
+  });
+  EXPECT_NE(out[1].data(0), out[0].data(0));
+  EXPECT_EQ(SampleData<uint8_t>(out[1], 0), Crop(a, 6, 4, 3, -1, 0, 4, 4));
+}
+
 TEST(SliceOp, OutOfBoundsPolicies) {
   const auto img = Ramp(6 * 8 * 3, 2);
   const Feed x = MakeFeed<uint8_t>("x", {img}, {TensorShape{6, 8, 3}}, "HWC");

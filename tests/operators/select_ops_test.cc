@@ -73,6 +73,39 @@ TEST(SelectOps, MergePutsEveryRowBackAfterItsBranch) {
   }
 }
 
+TEST(SelectOps, SplitAndMergeHandOutViewsThatOutliveLaterRuns) {
+  Switch s({1, 0, 1, 0});
+  const auto b0 = s.Split(0);
+  const auto b1 = s.p_.AddOperator(OperatorDef("flip").Input(s.Split(1)).Arg("horizontal", int64_t{1}))[0];
+  const auto merged = s.p_.AddOperator(OperatorDef("_select.merge").Input(s.idx_).Input(b0).Input(b1))[0];
+  auto out = s.Run({s.data_, b0, b1, merged});
+  // No copies: split's rows are the data's samples, merge's rows the branches'.
+  EXPECT_EQ(out[1].data(0), out[0].data(1));
+  EXPECT_EQ(out[1].data(1), out[0].data(3));
+  EXPECT_EQ(out[3].data(1), out[1].data(0));
+  EXPECT_EQ(out[3].data(2), out[2].data(1));
+  // The merged batch, held alone, stays as it was through many more runs of new data.
+  std::vector<Batch> held{out[3]};
+  out.clear();
+  auto feed = [&](uint8_t value) {  // the fed data are copied
+    std::vector<uint8_t> other(6, value);
+    std::vector<Pipeline::ExternalSample> data, index;
+    for (size_t i = 0; i < s.index_.size(); ++i) {
+      data.push_back({other.data(), TensorShape{2, 3, 1}, DType::kUInt8});
+      index.push_back({&s.index_[i], TensorShape{}, DType::kInt32});
+    }
+    s.p_.FeedInput("data", data, "HWC");
+    s.p_.FeedInput("index", index, "");
+  };
+  feed(200);  // one batch ahead: the pipeline prefetches
+  for (int k = 0; k < 8; ++k) {
+    feed(static_cast<uint8_t>(201 + k));
+    EXPECT_EQ(SampleData<uint8_t>(s.p_.Run()[3], 0), std::vector<uint8_t>(6, static_cast<uint8_t>(200 + k)));
+  }
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(SampleData<uint8_t>(held[0], i), std::vector<uint8_t>(6, static_cast<uint8_t>(10 * i))) << i;
+}
+
 TEST(SelectOps, OperatorWithoutInputsTakesItsArgumentsBatch) {
   // random.uniform(range=per-sample) in branch 1: as many values as the branch has samples.
   Switch s({1, 0, 1});

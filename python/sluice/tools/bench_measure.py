@@ -84,17 +84,21 @@ def cpu_seconds() -> float:
 # A fused resize + crop_mirror_normalize (Pipeline(fuse_operators=True)) counts as "resize+normalize",
 # a column shown only when a pipeline has one.
 FUSED_STAGE = "resize+normalize"
+# The per-sample switch of sluice.auto_aug (_select.split and _select.merge), also shown only when a
+# pipeline has one.
+SELECT_STAGE = "split+merge"
+OPTIONAL_STAGES = (FUSED_STAGE, SELECT_STAGE)
 # Stage -> the registry-name prefixes of its operators; the first match counts, others are "other".
 STAGES = (("reader", ("readers.",)), ("decode", ("decoders.",)),
           ("resize+normalize", ("_fused.resize_crop_mirror_normalize",)), ("resize", ("resize", "random_resized_crop")),
-          ("normalize", ("crop_mirror_normalize", "normalize")))
+          ("normalize", ("crop_mirror_normalize", "normalize")), (SELECT_STAGE, ("_select.split", "_select.merge")))
 
 
 def stage_times(pipe) -> dict:
     """Mean time per batch of each stage (reader, decode, resize, normalize, other), in ms, from the
     pipeline's executor_statistics(): the time of the operators of that kind, summed. Operators run
     one after another within a batch, each over all threads, so the stages add up to the batch."""
-    out = {name: 0.0 for name, _ in STAGES if name != FUSED_STAGE}
+    out = {name: 0.0 for name, _ in STAGES if name not in OPTIONAL_STAGES}
     out["other"] = 0.0
     for st in pipe.executor_statistics().values():
         op = st["op"]

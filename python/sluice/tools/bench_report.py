@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from .bench_measure import FUSED_STAGE, STAGES
+from .bench_measure import OPTIONAL_STAGES, STAGES
 from .bench_peers import PEERS, counterpart, peer_of
 
 
@@ -55,8 +55,8 @@ def format_table(results: dict[str, dict]) -> str:
 
 def format_stages(results: dict[str, dict]) -> str:
     """Per-stage ms per batch of the Sluice pipelines (a table, one row per pipeline)."""
-    fused = any(FUSED_STAGE in (r.get("stage_ms_per_batch") or {}) for r in results.values())
-    names = [name for name, _ in STAGES if fused or name != FUSED_STAGE] + ["other"]
+    present = {n for r in results.values() for n in (r.get("stage_ms_per_batch") or {})}
+    names = [name for name, _ in STAGES if name not in OPTIONAL_STAGES or name in present] + ["other"]
     rows = [("ms per batch", *names, "total")]
     for kind, r in results.items():
         st = r.get("stage_ms_per_batch") or {}

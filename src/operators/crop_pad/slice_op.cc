@@ -78,8 +78,25 @@ class SliceOp : public Operator {
       sp.channel_dim = ChannelDim(in.layout(), ndim, sp, i);
       d.shapes.push_back(TensorShape(sp.out_shape));
     }
-    d.contiguous = AllSameShape(d.shapes);
+    // A window of whole rows of the outermost dimension, of the same type, is one run of the
+    // input's bytes: every sample then views its input (no copy).
+    views_ = out_type_ == in.dtype();
+    for (int i = 0; i < n && views_; ++i) views_ = OuterWindow(specs_[static_cast<size_t>(i)]);
+    d.contiguous = !views_ && AllSameShape(d.shapes);
+    d.views = views_;
     return {d};
+  }
+
+  void Run(Workspace& ws) override {
+    if (!views_) return Operator::Run(ws);
+    const TensorList& in = ws.Input(0);
+    TensorList& out = ws.Output(0);
+    for (int i = 0; i < in.num_samples(); ++i) {
+      const kernels::SliceSpec& sp = specs_[static_cast<size_t>(i)];
+      const int64_t rows = sp.in_shape.empty() ? 0 : sp.in_shape[0];
+      const size_t row_bytes = rows ? in.sample_bytes(i) / static_cast<size_t>(rows) : 0;
+      out.ShareSample(i, in, i, static_cast<size_t>(sp.anchor.empty() ? 0 : sp.anchor[0]) * row_bytes);
+    }
   }
 
   void RunSample(Workspace& ws, int i, int) override {
@@ -189,12 +206,23 @@ class SliceOp : public Operator {
     return static_cast<int>(c);
   }
 
+  // The window keeps every dimension but the outermost whole and stays inside the input there.
+  static bool OuterWindow(const kernels::SliceSpec& sp) {
+    if (sp.in_shape.empty()) return false;
+    for (size_t d = 0; d < sp.in_shape.size(); ++d) {
+      const int64_t lo = sp.anchor[d], len = sp.out_shape[d], m = sp.in_shape[d];
+      if (d == 0 ? (lo < 0 || len < 0 || lo + len > m) : (lo != 0 || len != m)) return false;
+    }
+    return true;
+  }
+
   kernels::OutOfBoundsPolicy policy_;
   std::vector<double> fill_;
   bool normalized_anchor_, normalized_shape_;
   bool named_ = false;
   DType out_type_ = DType::kUInt8;
   std::vector<kernels::SliceSpec> specs_;
+  bool views_ = false;  // this batch's samples are views (OuterWindow for every sample)
 };
 
 }  // namespace

@@ -3,9 +3,9 @@
 //
 // split(data, index, branch=k) keeps the rows whose index is k, in order; every operator of branch
 // k then runs on that partial batch only, so a sample pays for the one augmentation it was dealt.
-// merge(index, b0, b1, ...) puts each row back where it came from. table(index) turns a per-sample
+// merge(index, b0, b1, ...) puts each row back where it came from. Neither copies: their rows are
+// views of their inputs' samples (TensorList::ShareSample), which keep those alive. table(index) turns a per-sample
 // magnitude bin into the augmentation's parameter (DALI: types.Constant(params)[bin]).
-#include <cstring>
 #include <string>
 
 #include "operators/operator.h"
@@ -46,18 +46,20 @@ class SelectSplit : public Operator {
       rows_.push_back(i);
       shapes.push_back(data.shape(i));
     }
-    return {{std::move(shapes), data.dtype(), data.layout(), false}};
+    OutputDesc d{std::move(shapes), data.dtype(), data.layout(), false};
+    d.views = true;
+    return {std::move(d)};
   }
 
+  // Not Operator::Run: that visits the batch size, which is the input's row count, not the
+  // output's. A view per row: no copy, nothing worth the thread pool.
   void Run(Workspace& ws) override {
     const TensorList& data = ws.Input(0);
     TensorList& out = ws.Output(0);
-    for (size_t j = 0; j < rows_.size(); ++j) out.source(static_cast<int>(j)) = data.source(rows_[j]);
-    // Not Operator::Run: that visits the batch size, which is the input's row count, not the output's.
-    ws.pool().ParallelFor(static_cast<int>(rows_.size()), [&](int j, int) {
-      const int i = rows_[static_cast<size_t>(j)];
-      std::memcpy(out.raw_mutable_sample(j), data.raw_sample(i), data.sample_bytes(i));
-    });
+    for (size_t j = 0; j < rows_.size(); ++j) {
+      out.source(static_cast<int>(j)) = data.source(rows_[j]);
+      out.ShareSample(static_cast<int>(j), data, rows_[j]);
+    }
   }
 
  private:
@@ -111,7 +113,9 @@ class SelectMerge : public Operator {
       const auto [b, row] = from_[static_cast<size_t>(i)];
       shapes[static_cast<size_t>(i)] = ws.Input(b + 1).shape(row);
     }
-    return {{std::move(shapes), r.dtype(), r.layout(), false}};
+    OutputDesc d{std::move(shapes), r.dtype(), r.layout(), false};
+    d.views = true;
+    return {std::move(d)};
   }
 
   void Run(Workspace& ws) override {
@@ -119,14 +123,8 @@ class SelectMerge : public Operator {
     for (int i = 0; i < out.num_samples(); ++i) {
       const auto [b, row] = from_[static_cast<size_t>(i)];
       out.source(i) = ws.Input(b + 1).source(row);
+      out.ShareSample(i, ws.Input(b + 1), row);
     }
-    Operator::Run(ws);
-  }
-
-  void RunSample(Workspace& ws, int i, int) override {
-    const auto [b, row] = from_[static_cast<size_t>(i)];
-    const TensorList& in = ws.Input(b + 1);
-    std::memcpy(ws.Output(0).raw_mutable_sample(i), in.raw_sample(row), in.sample_bytes(row));
   }
 
  private:

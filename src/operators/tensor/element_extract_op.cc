@@ -1,6 +1,6 @@
 // element_extract: slices of a sequence's first (F) dimension, one output per entry of element_map
-// (DALI's fn.element_extract).
-#include <cstring>
+// (DALI's fn.element_extract). Nothing is copied: each output sample is a view of its frame in
+// the input's memory (TensorList::ShareSample).
 
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -27,16 +27,19 @@ class ElementExtract : public Operator {
       shapes.push_back(TensorShape(std::vector<int64_t>(d.begin() + 1, d.end())));
     }
     const std::string out_layout = layout.empty() ? "" : layout.substr(1);
-    return std::vector<OutputDesc>(map_.size(), OutputDesc{shapes, in.dtype(), out_layout, false});
+    OutputDesc d{shapes, in.dtype(), out_layout, false};
+    d.views = true;
+    return std::vector<OutputDesc>(map_.size(), d);
   }
 
-  void RunSample(Workspace& ws, int i, int) override {
+  // One view per output sample: no copy, nothing worth the thread pool.
+  void Run(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    const size_t frame = in.shape(i)[0] ? in.sample_bytes(i) / static_cast<size_t>(in.shape(i)[0]) : 0;
-    for (size_t k = 0; k < map_.size(); ++k)
-      if (frame)
-        std::memcpy(ws.Output(static_cast<int>(k)).raw_mutable_sample(i),
-                    static_cast<const uint8_t*>(in.raw_sample(i)) + static_cast<size_t>(map_[k]) * frame, frame);
+    for (int i = 0; i < in.num_samples(); ++i) {
+      const size_t frame = in.shape(i)[0] ? in.sample_bytes(i) / static_cast<size_t>(in.shape(i)[0]) : 0;
+      for (size_t k = 0; k < map_.size(); ++k)
+        ws.Output(static_cast<int>(k)).ShareSample(i, in, i, static_cast<size_t>(map_[k]) * frame);
+    }
   }
 
  private:

@@ -1,8 +1,8 @@
 // reshape: gives the data of each sample a new shape (DALI's fn.reshape: shape, rel_shape, src_dims,
-// layout; the shape as a constant, an argument input or a second input). The data are copied.
-// reinterpret is reshape that may also change the type: the bytes stay, read as `dtype`.
+// layout; the shape as a constant, an argument input or a second input). Nothing is copied: the
+// output is a view of the input's memory (TensorList::ShareBatch). reinterpret is reshape that may
+// also change the type: the bytes stay, read as `dtype`.
 #include <cmath>
-#include <cstring>
 
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -69,17 +69,20 @@ class Reshape : public Operator {
     } else if (!layout_given_ && n > 0 && static_cast<int>(in.layout().size()) == out_nd) {
       layout = in.layout();
     }
-    return {{out, out_type, layout, false}};
+    OutputDesc d{out, out_type, layout, false};
+    d.views = true;
+    return {std::move(d)};
+  }
+
+  void Run(Workspace& ws) override {
+    TensorList& out = ws.Output(0);
+    const std::vector<TensorShape> shapes = out.shapes();
+    out.ShareBatch(ws.Input(0), shapes, out.dtype());
   }
 
  protected:
   // reshape keeps the type; reinterpret overrides this with its `dtype`.
   virtual DType OutputType(DType in) const { return in; }
-
-  void RunSample(Workspace& ws, int i, int) override {
-    if (ws.Input(0).sample_bytes(i))
-      std::memcpy(ws.Output(0).raw_mutable_sample(i), ws.Input(0).raw_sample(i), ws.Input(0).sample_bytes(i));
-  }
 
  private:
   // The input's shape counted in elements of the output type: the innermost extent scales when the
@@ -189,8 +192,8 @@ void ShapeArgs(OpSchema& s) {
 
 SLUICE_REGISTER_OPERATORS(RegisterReshape) {
   OpSchema reshape("reshape");
-  reshape.Doc("Gives each sample a new shape with the same number of elements (DALI's reshape; the data are "
-              "copied). The shape comes from `shape` (a constant, an argument input or the optional second "
+  reshape.Doc("Gives each sample a new shape with the same number of elements (DALI's reshape; the output is "
+              "a view of the input's memory, nothing is copied). The shape comes from `shape` (a constant, an argument input or the optional second "
               "input), or from `rel_shape` (relative to the input's extents, optionally picked by `src_dims`); "
               "one negative extent is a wildcard that receives what the volume needs. Without `layout` the "
               "input's layout is kept when the number of dimensions is unchanged, else cleared.");

@@ -1,7 +1,6 @@
 // squeeze and expand_dims: remove or insert dimensions of extent 1 (DALI's fn.squeeze and
-// fn.expand_dims). The data are copied; only shapes and layouts change.
+// fn.expand_dims). Only shapes and layouts change: the output is a view of the input's memory.
 #include <algorithm>
-#include <cstring>
 #include <set>
 
 #include "operators/operator.h"
@@ -10,12 +9,21 @@
 namespace sluice {
 namespace {
 
+// The output's shapes come from Setup (an OutputDesc with views); Run shares the input's memory.
 class ShapeOnlyOp : public Operator {
  public:
   using Operator::Operator;
-  void RunSample(Workspace& ws, int i, int) override {
-    if (ws.Input(0).sample_bytes(i))
-      std::memcpy(ws.Output(0).raw_mutable_sample(i), ws.Input(0).raw_sample(i), ws.Input(0).sample_bytes(i));
+  void Run(Workspace& ws) override {
+    TensorList& out = ws.Output(0);
+    const std::vector<TensorShape> shapes = out.shapes();
+    out.ShareBatch(ws.Input(0), shapes, out.dtype());
+  }
+
+ protected:
+  static std::vector<OutputDesc> Views(std::vector<TensorShape> shapes, DType dtype, std::string layout) {
+    OutputDesc d{std::move(shapes), dtype, std::move(layout), false};
+    d.views = true;
+    return {std::move(d)};
   }
 };
 
@@ -27,7 +35,7 @@ class Squeeze : public ShapeOnlyOp {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     const int n = in.num_samples();
-    if (n == 0) return {{{}, in.dtype(), "", false}};
+    if (n == 0) return Views({}, in.dtype(), "");
     const int nd = in.shape(0).ndim();
     std::set<int> remove;
     if (!names_.empty()) {
@@ -62,7 +70,7 @@ class Squeeze : public ShapeOnlyOp {
     if (static_cast<int>(in.layout().size()) == nd)
       for (int d = 0; d < nd; ++d)
         if (!remove.count(d)) layout += in.layout()[static_cast<size_t>(d)];
-    return {{shapes, in.dtype(), layout, false}};
+    return Views(std::move(shapes), in.dtype(), std::move(layout));
   }
 
  private:
@@ -78,7 +86,7 @@ class ExpandDims : public ShapeOnlyOp {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     const int n = in.num_samples();
-    if (n == 0) return {{{}, in.dtype(), "", false}};
+    if (n == 0) return Views({}, in.dtype(), "");
     const int nd = in.shape(0).ndim();
     const int out_nd = nd + static_cast<int>(axes_.size());
     std::vector<int> order(axes_.size());  // order[k]: index into axes_ of the k-th smallest axis
@@ -115,7 +123,7 @@ class ExpandDims : public ShapeOnlyOp {
                                                        : in.layout()[static_cast<size_t>(src++)];
       }
     }
-    return {{shapes, in.dtype(), layout, false}};
+    return Views(std::move(shapes), in.dtype(), std::move(layout));
   }
 
  private:
