@@ -55,11 +55,12 @@ class TarJpegDataset:
         return self.transform(img), label
 
 
-def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: int):
+def sluice_pipeline(kind: str, data: str, batch_size: int, threads, seed: int, **pipeline_kwargs):
+    """One of SLUICE_PIPELINES; `pipeline_kwargs` go to the Pipeline (prefetch_queue_depth, memory_budget...)."""
     import sluice
     from sluice import fn, types
 
-    @sluice.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None)
+    @sluice.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None, **pipeline_kwargs)
     def pipe():
         shards = prepared_shards(data)
         if shards is not None:  # a `sluice prepare` output: every pipeline reads its shards
