@@ -34,12 +34,19 @@ int DecideThreads(const TuneLimits& limits, const TuneWindow& w, const std::map<
     return best;
   }
   const bool producer_bound = w.wait_ms > kProducerBoundWait * w.period_ms;
-  if (producer_bound && t < limits.max_threads) {
+  if (producer_bound) {
     const double up = period_at(t + 1);
-    if (up < 0 || up < here * (1 - kSlowerBy)) {
+    if (t < limits.max_threads && (up < 0 || up < here * (1 - kSlowerBy))) {
       reason = "the consumer waited " + Ms(w.wait_ms) + " of its " + Ms(w.period_ms) +
                " per batch: the cpu stage is the bottleneck, one thread more";
       return t + 1;
+    }
+    // No more threads to add (or more measured no faster): on a machine other processes share,
+    // fewer workers can be faster; one count less is measured once.
+    if (t > 1 && period_at(t - 1) < 0) {
+      reason = "the cpu stage is the bottleneck at " + std::to_string(t) +
+               " threads and more are not faster: measuring one thread less";
+      return t - 1;
     }
   } else if (!producer_bound && t > 1) {
     const double predicted = w.stage_ms * t / (t - 1);

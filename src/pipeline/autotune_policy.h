@@ -7,6 +7,8 @@
 // between two batches taken) is set by the slower side:
 //   - the consumer waited for batches (more than kProducerBoundWait of its period): the cpu stage
 //     is the bottleneck; add a thread, up to max_threads, unless that count was measured slower;
+//     when no thread can be added, measure one thread less once (on a machine shared with other
+//     processes fewer workers can be faster; if not, the next rule brings the count back);
 //   - it hardly waited (the output queue stayed full): the consumer is the bottleneck and a worker
 //     less costs nothing as long as the stage keeps up; remove one when the stage time scaled to
 //     one thread less (stage_ms * t / (t - 1)) stays under kKeepUpMargin of the period, unless

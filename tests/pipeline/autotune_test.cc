@@ -43,8 +43,12 @@ TEST(AutotunePolicy, AddsAThreadWhenTheConsumerWaits) {
   const TuneDecision d = DecideTuning(Limits(4), Window(2, 40, 40, 30), {{2, 40.0}});
   EXPECT_EQ(d.threads, 3);
   EXPECT_NE(d.reason.find("bottleneck"), std::string::npos) << d.reason;
-  // Never past the available CPUs.
-  EXPECT_EQ(DecideTuning(Limits(2), Window(2, 40, 40, 30), {{2, 40.0}}).threads, 2);
+  // Never past the available CPUs: there, one thread less is measured once...
+  const TuneDecision probe = DecideTuning(Limits(2), Window(2, 40, 40, 30), {{2, 40.0}});
+  EXPECT_EQ(probe.threads, 1);
+  EXPECT_NE(probe.reason.find("measuring one thread less"), std::string::npos) << probe.reason;
+  // ...and when it was slower, the count stays.
+  EXPECT_EQ(DecideTuning(Limits(2), Window(2, 40, 40, 30), {{1, 60.0}, {2, 40.0}}).threads, 2);
 }
 
 TEST(AutotunePolicy, RemovesAThreadWhenTheConsumerIsTheBottleneckAndTheStageKeepsUp) {
@@ -58,7 +62,9 @@ TEST(AutotunePolicy, RemovesAThreadWhenTheConsumerIsTheBottleneckAndTheStageKeep
 
 TEST(AutotunePolicy, DoesNotRetryACountMeasuredSlowerAndReturnsToAFasterOne) {
   // 3 threads were measured slower than 2 now: no step up even though the consumer waits.
-  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 40, 40, 30), {{2, 40.0}, {3, 45.0}}).threads, 2);
+  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 40, 40, 30), {{1, 70.0}, {2, 40.0}, {3, 45.0}}).threads, 2);
+  // (With 1 thread not measured yet, it is measured once.)
+  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 40, 40, 30), {{2, 40.0}, {3, 45.0}}).threads, 1);
   // 1 thread was measured clearly slower: no step down.
   EXPECT_EQ(DecideTuning(Limits(4), Window(2, 10, 50, 0.1), {{1, 60.0}, {2, 50.0}}).threads, 2);
   // At 1 thread, 2 threads were measured clearly faster: back to 2.
