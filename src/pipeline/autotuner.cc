@@ -91,14 +91,21 @@ Autotuner::Setting Autotuner::Poll() {
   w.output_bytes = output_bytes_;
   // The same thread count now runs at a clearly different period: the workload or the consumer
   // changed, and what the other counts measured no longer holds.
+  ++windows_;
   auto known = period_by_threads_.find(threads_);
-  if (known != period_by_threads_.end() && std::abs(w.period_ms - known->second) > kWorkloadChange * known->second)
+  if (known != period_by_threads_.end() &&
+      std::abs(w.period_ms - known->second.period_ms) > kWorkloadChange * known->second.period_ms)
     period_by_threads_.clear();
-  period_by_threads_[threads_] = w.period_ms;
+  period_by_threads_[threads_] = {w.period_ms, windows_};
   wanted_depth_ = DepthForVariance(w.stage_ms, w.stage_stddev_ms, limits_.max_depth);
+  // Higher counts measured slower long ago do not keep the tuner from adding threads for good
+  // (lower counts do keep it from measuring them again: that costs throughput).
+  std::map<int, double> periods;
+  for (const auto& [k, m] : period_by_threads_)
+    if (k <= threads_ || windows_ - m.window <= kStaleWindows) periods[k] = m.period_ms;
   TuneLimits limits = limits_;
   limits.fixed_depth = depth_;
-  const TuneDecision d = DecideTuning(limits, w, period_by_threads_);
+  const TuneDecision d = DecideTuning(limits, w, periods);
   last_window_ = w;
   last_decision_ = d;
   stage_ms_.clear();

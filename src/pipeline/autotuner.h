@@ -8,7 +8,9 @@
 // ends after kWindowTakes batches taken and at least two cpu batches; after a change the next
 // kSettleTakes batches taken (made at the old setting) are not measured. The memory budget is
 // checked after every cpu batch, not per window: a slot that grew lowers the depth at once, and
-// until the first batch shows a slot's size the depth is 1.
+// until the first batch shows a slot's size the depth is 1. The policy sees the period measured at
+// each thread count, minus higher counts measured more than kStaleWindows windows ago, and none
+// from before a window at the same count ran kWorkloadChange faster or slower (the load changed).
 //
 // Concurrency: one mutex of its own, the innermost lock (taken with or without the executor's mu_;
 // never calls out while holding it). OnCpuBatch/Poll come from the cpu stage's thread, OnTake from
@@ -37,7 +39,9 @@ class Autotuner {
   static constexpr size_t kMaxChanges = 64;
   // A window whose period differs this much from the last one at the same thread count forgets the
   // periods measured at other counts (the workload or the consumer changed).
-  static constexpr double kWorkloadChange = 0.25;
+  static constexpr double kWorkloadChange = 0.5;
+  // A higher thread count's period older than this many windows is forgotten.
+  static constexpr int64_t kStaleWindows = 4;
 
   // `threads`: the pool's workers now; `depth`: the depth limit the executor starts with.
   Autotuner(const TuneLimits& limits, int threads, int depth);
@@ -81,7 +85,12 @@ class Autotuner {
   size_t output_bytes_ = 0;
   TuneWindow last_window_;
   TuneDecision last_decision_;
-  std::map<int, double> period_by_threads_;
+  struct Measured {
+    double period_ms;
+    int64_t window;
+  };
+  std::map<int, Measured> period_by_threads_;
+  int64_t windows_ = 0;
   std::vector<AutotuneChange> changes_;
 };
 

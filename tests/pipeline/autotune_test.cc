@@ -64,13 +64,13 @@ std::vector<std::vector<uint8_t>> Consume(Executor& ex, int iterations, F consum
 }
 
 TEST(Autotuner, ResizesThePoolUnderLoadAndKeepsTheBatches) {
-  constexpr int kSlow = 60;  // batches with a slow consumer, then as many with a fast one
+  constexpr int kSlow = 60;  // batches with a slow consumer, then twice as many with a fast one
   // 1 ms per sample: 8 ms of stage at one thread; the consumer first spends 30 ms per batch.
   auto consumer = [](int it) { return it < kSlow ? 30.0 : 0.0; };
   Executor tuned(SleepConfig(true, 1), SleepGraph(1.0));
-  const auto got = Consume(tuned, 2 * kSlow, consumer);
+  const auto got = Consume(tuned, 3 * kSlow, consumer);
   Executor fixed(SleepConfig(false, 3), SleepGraph(1.0));
-  EXPECT_EQ(got, Consume(fixed, 2 * kSlow, [](int) { return 0.0; }));
+  EXPECT_EQ(got, Consume(fixed, 3 * kSlow, [](int) { return 0.0; }));
 
   const AutotuneStatistics a = tuned.Statistics().autotune;
   ASSERT_TRUE(a.enabled);
@@ -85,7 +85,9 @@ TEST(Autotuner, ResizesThePoolUnderLoadAndKeepsTheBatches) {
   bool grew = false;
   for (size_t i = static_cast<size_t>(lowest_at) + 1; i < a.changes.size(); ++i)
     grew = grew || a.changes[i].threads > lowest;
-  EXPECT_TRUE(grew) << "threads now " << a.threads;
+  std::string log;
+  for (const auto& c : a.changes) log += std::to_string(c.batch) + ": " + std::to_string(c.threads) + " " + c.reason + "\n";
+  EXPECT_TRUE(grew) << "threads now " << a.threads << "\n" << log;
 }
 
 }  // namespace
