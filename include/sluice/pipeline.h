@@ -53,6 +53,18 @@ struct PipelineOptions {
   bool exec_async = true;      // run on a background thread
   int cpu_queue_depth = 2;     // prefetch_queue_depth, or its cpu_size
   int gpu_queue_depth = 2;     // prefetch_queue_depth's gpu_size
+  // Autotuning (a Sluice extension; DALI has none). auto_threads: num_threads is ignored; the
+  // executor starts with one worker per available CPU (affinity mask, cgroup quota) and adjusts
+  // between batches from the measured stage and consumer times. auto_queue_depth: the queue depths
+  // are ignored; the rings get kMaxAutoQueueDepth slots and the executor uses as many as the
+  // variance of the stage times asks for. memory_budget (bytes, 0: none): the host buffers of the
+  // cpu stage's slots plus one batch's outputs (held by the consumer while the next is made) stay
+  // within it by lowering the depth; a batch that cannot fit fails the pipeline with an error
+  // naming memory_budget. Decisions: ExecutorStatistics::autotune.
+  bool auto_threads = false;
+  bool auto_queue_depth = false;
+  size_t memory_budget = 0;
+  static constexpr int kMaxAutoQueueDepth = 4;
   size_t bytes_per_sample = 0;  // presizing hint for every output buffer
   bool set_affinity = false;
   bool enable_memory_stats = false;
@@ -140,6 +152,37 @@ struct OperatorStatistics {
   double mean_batch_ms() const { return batches ? total_time_ms / static_cast<double>(batches) : 0.0; }
 };
 
+// One decision of the autotuner: from batch `batch` (taken) on, `threads` workers and `depth` slots.
+struct AutotuneChange {
+  int64_t batch = 0;
+  int threads = 0;
+  int depth = 0;
+  std::string reason;
+};
+
+// What the autotuner chose and the measurements it chose from (PipelineOptions' auto_threads,
+// auto_queue_depth, memory_budget).
+struct AutotuneStatistics {
+  bool enabled = false;  // any of the three is set
+  bool auto_threads = false;
+  bool auto_queue_depth = false;
+  size_t memory_budget = 0;
+  int threads = 0;       // workers now
+  int max_threads = 0;   // the CPUs available to the process (the pool's bound)
+  int depth = 0;         // slots of the cpu ring in use now
+  int max_depth = 0;     // the ring's size
+  // The last window of batches measured (means per batch).
+  int window_batches = 0;
+  double stage_ms = 0;
+  double stage_stddev_ms = 0;
+  double period_ms = 0;  // between two batches taken
+  double wait_ms = 0;    // the consumer's wait for a batch
+  size_t slot_bytes = 0;    // one slot's host buffers (largest seen)
+  size_t output_bytes = 0;  // one batch's pipeline outputs
+  size_t needed_bytes = 0;  // depth * slot_bytes + output_bytes
+  std::vector<AutotuneChange> changes;  // oldest first (the first: the initial choice)
+};
+
 struct ExecutorStatistics {
   std::vector<OperatorStatistics> operators;  // in execution order
   // Queue occupancy: ready batches waiting for the consumer, sampled whenever one is taken.
@@ -153,6 +196,7 @@ struct ExecutorStatistics {
   // host's time to run and enqueue them; 0 for pipelines without them).
   double cpu_stage_ms = 0;
   double device_stage_ms = 0;
+  AutotuneStatistics autotune;
 };
 
 // Schema introspection (for bindings and docs).

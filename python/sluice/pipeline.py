@@ -16,6 +16,7 @@ scheduled iteration first feeds every external source its next batch.
 import copy
 import functools
 import inspect
+import operator
 import os
 import sys
 import types as _pytypes
@@ -54,7 +55,7 @@ class Pipeline:
                  max_streams=-1, default_cuda_stream_priority=0, *, enable_memory_stats=False,
                  enable_checkpointing=False, checkpoint=None, fuse_operators=True, py_num_workers=1,
                  py_start_method="fork",
-                 py_callback_pickler=None, output_dtype=None, output_ndim=None):
+                 py_callback_pickler=None, output_dtype=None, output_ndim=None, memory_budget=None):
         if checkpoint is not None and not isinstance(checkpoint, str):
             raise TypeError(f"checkpoint must be the str that Pipeline.checkpoint() returned, got "
                             f"{type(checkpoint).__name__}")
@@ -64,12 +65,16 @@ class Pipeline:
         # DALI's spellings: None and -1 defaults, and prefetch_queue_depth as a dict.
         o = self._options = _sluice.PipelineOptions()
         o.batch_size = int(batch_size)
-        o.num_threads = int(num_threads) if num_threads not in (None, -1) else (os.cpu_count() or 1)
+        o.auto_threads = _is_auto(num_threads, "num_threads")
+        o.num_threads = 1 if o.auto_threads else _int_arg(num_threads, "num_threads", os.cpu_count() or 1)
         o.device_id = -1 if device_id is None else int(device_id)
         o.seed = -1 if seed is None else int(seed)
         o.exec_pipelined = bool(exec_pipelined)
         o.exec_async = bool(exec_async)
-        o.cpu_queue_depth, o.gpu_queue_depth = _queue_depths(prefetch_queue_depth, exec_async)
+        o.auto_queue_depth = _is_auto(prefetch_queue_depth, "prefetch_queue_depth")
+        o.cpu_queue_depth, o.gpu_queue_depth = (2, 2) if o.auto_queue_depth else _queue_depths(prefetch_queue_depth,
+                                                                                                exec_async)
+        o.memory_budget = _memory_budget(memory_budget)
         o.bytes_per_sample = int(bytes_per_sample)
         o.set_affinity = bool(set_affinity)
         o.enable_memory_stats = bool(enable_memory_stats)
@@ -94,7 +99,8 @@ class Pipeline:
     # --- properties (DALI names) -------------------------------------------------------------
     batch_size = property(lambda self: self._options.batch_size)
     max_batch_size = property(lambda self: self._options.batch_size)
-    num_threads = property(lambda self: self._options.num_threads)
+    num_threads = property(lambda self: "auto" if self._options.auto_threads else self._options.num_threads)
+    memory_budget = property(lambda self: self._options.memory_budget or None)
     device_id = property(lambda self: self._options.device_id)
     exec_pipelined = property(lambda self: self._options.exec_pipelined)
     exec_async = property(lambda self: self._options.exec_async)
@@ -302,7 +308,10 @@ class Pipeline:
         """``{op_name: {"real_memory_size": [...], "max_real_memory_size": [...],
         "reserved_memory_size": [...], "max_reserved_memory_size": [...], ...}}`` as in DALI (memory
         lists, one entry per output, are filled with enable_memory_stats), plus timing keys:
-        "batches", "total_time_ms", "mean_batch_ms", "last_batch_ms"."""
+        "batches", "total_time_ms", "mean_batch_ms", "last_batch_ms". With ``num_threads="auto"``,
+        ``prefetch_queue_depth="auto"`` or ``memory_budget``, one more entry, ``"autotune"`` (a Sluice
+        extension; it has no "op" key): the threads and depth in use, their bounds, the budget, the
+        last window's measurements and the list of changes (batch, threads, depth, reason)."""
         stats = self._built().executor_statistics()
         out = {}
         for s in stats.operators:
@@ -319,6 +328,8 @@ class Pipeline:
                 "device": s.device,
                 "replaced_samples": s.replaced_samples,
             }
+        if stats.autotune.enabled:
+            out["autotune"] = _autotune_dict(stats.autotune)
         return out
 
     def error_log(self):
@@ -375,6 +386,49 @@ def _meta_dict(m):
     return {"epoch_size": m.epoch_size, "epoch_size_padded": m.epoch_size_padded,
             "number_of_shards": m.number_of_shards, "shard_id": m.shard_id,
             "pad_last_batch": m.pad_last_batch, "stick_to_shard": m.stick_to_shard}
+
+
+def _autotune_dict(a):
+    return {"auto_threads": a.auto_threads, "auto_queue_depth": a.auto_queue_depth,
+            "memory_budget": a.memory_budget or None, "threads": a.threads, "max_threads": a.max_threads,
+            "depth": a.depth, "max_depth": a.max_depth,
+            "measured": {"batches": a.window_batches, "stage_ms": a.stage_ms, "stage_stddev_ms": a.stage_stddev_ms,
+                         "period_ms": a.period_ms, "wait_ms": a.wait_ms, "slot_bytes": a.slot_bytes,
+                         "output_bytes": a.output_bytes, "needed_bytes": a.needed_bytes},
+            "changes": [{"batch": c.batch, "threads": c.threads, "depth": c.depth, "reason": c.reason}
+                        for c in a.changes]}
+
+
+def _is_auto(value, name):
+    """True for the string "auto"; any other string is an error naming the argument."""
+    if isinstance(value, str):
+        if value == "auto":
+            return True
+        raise ValueError(f'{name} must be an int or "auto", got {value!r}')
+    return False
+
+
+def _int_arg(value, name, default):
+    """An int argument (None and -1: `default`, as DALI's), rejecting other types by name."""
+    if value is None:
+        return default
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f'{name} must be an int or "auto", got {type(value).__name__} {value!r}') from None
+    return default if v == -1 else v
+
+
+def _memory_budget(value):
+    if value is None:
+        return 0
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"memory_budget must be a number of bytes (int), got {type(value).__name__} {value!r}") from None
+    if value < 1:
+        raise ValueError(f"memory_budget must be at least 1 byte (or None for no budget), got {value}")
+    return value
 
 
 def _close_pools(pools):

@@ -42,6 +42,31 @@ void BindStatistics(nb::module_& m) {
                "', message='" + r.error + "')";
       });
 
+  nb::class_<AutotuneChange>(m, "AutotuneChange")
+      .def_ro("batch", &AutotuneChange::batch)
+      .def_ro("threads", &AutotuneChange::threads)
+      .def_ro("depth", &AutotuneChange::depth)
+      .def_ro("reason", &AutotuneChange::reason);
+
+  nb::class_<AutotuneStatistics>(m, "AutotuneStatistics")
+      .def_ro("enabled", &AutotuneStatistics::enabled)
+      .def_ro("auto_threads", &AutotuneStatistics::auto_threads)
+      .def_ro("auto_queue_depth", &AutotuneStatistics::auto_queue_depth)
+      .def_ro("memory_budget", &AutotuneStatistics::memory_budget)
+      .def_ro("threads", &AutotuneStatistics::threads)
+      .def_ro("max_threads", &AutotuneStatistics::max_threads)
+      .def_ro("depth", &AutotuneStatistics::depth)
+      .def_ro("max_depth", &AutotuneStatistics::max_depth)
+      .def_ro("window_batches", &AutotuneStatistics::window_batches)
+      .def_ro("stage_ms", &AutotuneStatistics::stage_ms)
+      .def_ro("stage_stddev_ms", &AutotuneStatistics::stage_stddev_ms)
+      .def_ro("period_ms", &AutotuneStatistics::period_ms)
+      .def_ro("wait_ms", &AutotuneStatistics::wait_ms)
+      .def_ro("slot_bytes", &AutotuneStatistics::slot_bytes)
+      .def_ro("output_bytes", &AutotuneStatistics::output_bytes)
+      .def_ro("needed_bytes", &AutotuneStatistics::needed_bytes)
+      .def_ro("changes", &AutotuneStatistics::changes);
+
   nb::class_<ExecutorStatistics>(m, "ExecutorStatistics")
       .def_ro("operators", &ExecutorStatistics::operators)
       .def_ro("mean_queue_occupancy", &ExecutorStatistics::mean_queue_occupancy)
@@ -51,7 +76,8 @@ void BindStatistics(nb::module_& m) {
       .def_ro("cpu_stage_ms", &ExecutorStatistics::cpu_stage_ms)
       .def_ro("device_stage_ms", &ExecutorStatistics::device_stage_ms)
       .def_ro("batches_produced", &ExecutorStatistics::batches_produced)
-      .def_ro("consumer_wait_ms", &ExecutorStatistics::consumer_wait_ms);
+      .def_ro("consumer_wait_ms", &ExecutorStatistics::consumer_wait_ms)
+      .def_ro("autotune", &ExecutorStatistics::autotune);
 
   nb::class_<ReaderMeta>(m, "ReaderMeta")
       .def_ro("epoch_size", &ReaderMeta::epoch_size)

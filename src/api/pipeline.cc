@@ -49,11 +49,13 @@ void PipelineOptions::Validate() const {
     if (v < lo) throw Error(std::string(name) + " must be at least " + std::to_string(lo) + ", got " + std::to_string(v));
   };
   at_least("batch_size", batch_size, 1);
-  at_least("num_threads", num_threads, 1);
+  if (!auto_threads) at_least("num_threads", num_threads, 1);
   if (device_id < -1)
     throw Error("device_id must be -1 (CPU only) or a CUDA device index, got " + std::to_string(device_id));
-  at_least("cpu_queue_depth (prefetch_queue_depth)", cpu_queue_depth, 1);
-  at_least("gpu_queue_depth (prefetch_queue_depth's gpu_size)", gpu_queue_depth, 1);
+  if (!auto_queue_depth) {
+    at_least("cpu_queue_depth (prefetch_queue_depth)", cpu_queue_depth, 1);
+    at_least("gpu_queue_depth (prefetch_queue_depth's gpu_size)", gpu_queue_depth, 1);
+  }
   if (memory) memory->Validate();
 }
 

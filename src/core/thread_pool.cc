@@ -4,7 +4,9 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
 
 #include <sluice/error.h>
 
@@ -32,6 +34,36 @@ std::vector<int> ParseCpuList(const std::string& text, const std::string& what) 
     pos = comma + 1;
   }
   return cpus;
+}
+
+namespace {
+
+// The cgroup's CPU quota in CPUs (rounded up), or 0 when none is set or none can be read.
+int CgroupCpuQuota() {
+  double quota = -1, period = -1;
+  std::ifstream v2("/sys/fs/cgroup/cpu.max");  // "max 100000" or "200000 100000"
+  std::string q;
+  if (v2 >> q >> period) {
+    if (q == "max") return 0;
+    quota = std::strtod(q.c_str(), nullptr);
+  } else {
+    std::ifstream vq("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"), vp("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+    if (!(vq >> quota) || !(vp >> period)) return 0;
+  }
+  if (quota <= 0 || period <= 0) return 0;
+  return std::max(1, static_cast<int>(std::ceil(quota / period)));
+}
+
+}  // namespace
+
+int AvailableCpus() {
+  int n = 0;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) n = CPU_COUNT(&allowed);
+  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int quota = CgroupCpuQuota();
+  return std::max(1, quota > 0 ? std::min(n, quota) : n);
 }
 
 std::vector<int> ComputeAffinity(int num_threads) {
@@ -68,19 +100,16 @@ std::vector<int> ComputeAffinity(int num_threads) {
   return out;
 }
 
-ThreadPool::ThreadPool(int num_threads, bool set_affinity) {
+ThreadPool::ThreadPool(int num_threads, bool set_affinity, int max_threads) {
   if (num_threads < 1) throw Error("num_threads must be at least 1, got " + std::to_string(num_threads));
-  if (set_affinity) cpus_ = ComputeAffinity(num_threads);
-  threads_.reserve(static_cast<size_t>(num_threads));
-  for (int i = 0; i < num_threads; ++i) {
-    threads_.emplace_back([this, i] { WorkerMain(i); });
-    if (set_affinity) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpus_[static_cast<size_t>(i)], &set);
-      pthread_setaffinity_np(threads_.back().native_handle(), sizeof(set), &set);
-    }
-  }
+  if (max_threads == 0) max_threads = num_threads;
+  if (max_threads < num_threads)
+    throw Error("max_threads (" + std::to_string(max_threads) + ") must be at least num_threads (" +
+                std::to_string(num_threads) + ")");
+  if (set_affinity) cpus_ = ComputeAffinity(max_threads);
+  threads_.resize(static_cast<size_t>(max_threads));
+  workers_ = num_threads;
+  for (int i = 0; i < num_threads; ++i) StartWorker(i);
 }
 
 ThreadPool::~ThreadPool() {
@@ -89,7 +118,47 @@ ThreadPool::~ThreadPool() {
     stop_ = true;
   }
   work_cv_.notify_all();
-  for (auto& t : threads_) t.join();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+void ThreadPool::StartWorker(int id) {
+  uint64_t seen;
+  {
+    std::lock_guard lk(mu_);
+    seen = generation_;  // the new worker waits for the next loop
+  }
+  std::thread& t = threads_[static_cast<size_t>(id)];
+  t = std::thread([this, id, seen] { WorkerMain(id, seen); });
+  if (!cpus_.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpus_[static_cast<size_t>(id)], &set);
+    pthread_setaffinity_np(t.native_handle(), sizeof(set), &set);
+  }
+}
+
+int ThreadPool::active_threads() const {
+  std::lock_guard lk(mu_);
+  return workers_;
+}
+
+void ThreadPool::Resize(int n) {
+  if (n < 1 || n > num_threads())
+    throw Error("a thread pool of at most " + std::to_string(num_threads()) + " threads cannot run " +
+                std::to_string(n));
+  std::lock_guard loop(loop_mu_);  // no loop runs while the workers change
+  int old;
+  {
+    std::lock_guard lk(mu_);
+    old = workers_;
+    workers_ = n;
+  }
+  if (n < old) {
+    work_cv_.notify_all();  // workers with ids >= n see it and return
+    for (int i = n; i < old; ++i) threads_[static_cast<size_t>(i)].join();
+  }
+  for (int i = old; i < n; ++i) StartWorker(i);
 }
 
 void ThreadPool::ParallelFor(int n, const std::function<void(int, int)>& fn) {
@@ -102,7 +171,7 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int, int)>& fn) {
   error_ = nullptr;
   next_.store(0, std::memory_order_relaxed);
   cancelled_.store(false, std::memory_order_relaxed);
-  active_ = num_threads();
+  active_ = workers_;
   ++generation_;
   work_cv_.notify_all();
   done_cv_.wait(lk, [&] { return active_ == 0; });
@@ -114,18 +183,17 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int, int)>& fn) {
   }
 }
 
-void ThreadPool::WorkerMain(int id) {
-  uint64_t seen = 0;
+void ThreadPool::WorkerMain(int id, uint64_t seen) {
   std::unique_lock lk(mu_);
   for (;;) {
-    work_cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
-    if (stop_) return;
+    work_cv_.wait(lk, [&] { return stop_ || id >= workers_ || generation_ != seen; });
+    if (stop_ || id >= workers_) return;
     seen = generation_;
     const auto* fn = fn_;
     const int n = n_;
     // Claim indices in chunks (about 8 per thread) to keep the shared counter off the hot path,
     // while still balancing uneven samples.
-    const int chunk = std::max(1, n / (8 * num_threads()));
+    const int chunk = std::max(1, n / (8 * workers_));
     lk.unlock();
     for (;;) {
       if (cancelled_.load(std::memory_order_relaxed)) break;

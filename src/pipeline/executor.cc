@@ -26,6 +26,10 @@ size_t DeviceStageStart(const Graph& graph, int device_stage_from) {
 
 Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), graph_(std::move(graph)) {
   if (!cfg_.options.memory) cfg_.options.memory.emplace();
+  if (cfg_.options.auto_threads) {
+    if (cfg_.max_threads <= 0) cfg_.max_threads = AvailableCpus();  // tests may set the bound
+    cfg_.options.num_threads = cfg_.max_threads;
+  }
   const PipelineOptions& o = cfg_.options;
   gpu_ = GpuContext::ForGraph(graph_, o.device_id);
   const size_t num_nodes = graph_.nodes().size();
@@ -33,8 +37,12 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
   stats_ = std::make_unique<ExecutorStats>(num_nodes);
   runner_ = std::make_unique<NodeRunner>(cfg_, graph_, split, gpu_.get(), *stats_, stop_);
   // Without pipelining, one slot per ring.
-  const int cpu_depth = o.exec_pipelined ? o.cpu_queue_depth : 1;
-  const int dev_depth = split == num_nodes ? 0 : o.exec_pipelined ? o.gpu_queue_depth : 1;
+  const bool auto_depth = o.auto_queue_depth && o.exec_pipelined;
+  const int cpu_depth = !o.exec_pipelined ? 1 : auto_depth ? PipelineOptions::kMaxAutoQueueDepth : o.cpu_queue_depth;
+  const int dev_depth = split == num_nodes ? 0
+                        : !o.exec_pipelined ? 1
+                        : auto_depth        ? PipelineOptions::kMaxAutoQueueDepth
+                                            : o.gpu_queue_depth;
   cpu_failed_.resize(static_cast<size_t>(cpu_depth));
   for (int s = 0; s < cpu_depth; ++s) {
     cpu_slots_.push_back(runner_->MakeSlot(0, split));
@@ -47,6 +55,18 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
   for (size_t n = 0; n < num_nodes; ++n)
     stats_->RecordMemory(static_cast<int>(n), (n < split ? cpu_slots_[0] : dev_slots_[0])[n]);
   queues_ = std::make_unique<SlotQueues>(cpu_depth, dev_depth);
+  if (o.auto_threads || auto_depth || o.memory_budget > 0) {
+    TuneLimits limits;
+    limits.tune_threads = o.auto_threads;
+    limits.tune_depth = auto_depth;
+    limits.max_threads = runner_->pool().num_threads();
+    limits.max_depth = cpu_depth;
+    limits.fixed_depth = cpu_depth;
+    limits.memory_budget = o.memory_budget;
+    const int depth = Autotuner::InitialDepth(limits);
+    tuner_ = std::make_unique<Autotuner>(limits, runner_->pool().active_threads(), depth);
+    queues_->SetDepthLimit(depth);
+  }
   log_ = std::make_unique<CheckpointLog>(graph_, runner_->ops(), o.enable_checkpointing);
   if (o.exec_async) {
     cpu_thread_ = std::thread([this] { StageThread(kCpuStage, cpu_cv_); });
@@ -120,6 +140,7 @@ void Executor::RunCpuStage(std::unique_lock<std::mutex>& lk) {
   if (!err) {
     try {
       if (gpu_) gpu_->WaitConsumed(job.slot);
+      TuneBeforeCpuBatch();
       const auto t0 = Clock::now();
       runner_->RunNodes(0, runner_->split(), outs, outs, job.iteration, failed);
       if (last_stage) {
@@ -128,12 +149,14 @@ void Executor::RunCpuStage(std::unique_lock<std::mutex>& lk) {
       }
       const double ms = MsSince(t0);
       stats_->RecordCpuStage(ms, last_stage);
+      err = TuneAfterCpuBatch(ms, outs, last_stage ? refs : OutputRefs{});
     } catch (...) {
       err = std::current_exception();
     }
   }
   lk.lock();
   if (stop_.load()) return;  // shutting down: nobody takes this batch
+  if (tuner_) queues_->SetDepthLimit(tuner_->Poll().depth);
   queues_->FinishCpu(job, err, std::move(refs), last_stage ? std::move(failed) : std::vector<FailedSample>{});
   if (last_stage) consumer_cv_.notify_all();
   else device_cv_.notify_one();
@@ -222,8 +245,35 @@ std::vector<Batch> Executor::TakeNext() {
   r.failed.clear();
   queues_->Hold(std::move(r));
   lk.unlock();
-  stats_->RecordTake(occupancy, MsSince(t0));
+  const double wait_ms = MsSince(t0);
+  stats_->RecordTake(occupancy, wait_ms);
+  if (tuner_) tuner_->OnTake(wait_ms);
   return out;
+}
+
+void Executor::TuneBeforeCpuBatch() {
+  if (!tuner_) return;
+  const int threads = tuner_->Poll().threads;
+  ThreadPool& pool = runner_->pool();
+  if (threads != pool.active_threads()) pool.Resize(threads);  // waits for the device stage's loop
+}
+
+std::exception_ptr Executor::TuneAfterCpuBatch(double ms, const SlotOutputs& slot, const OutputRefs& outputs) {
+  if (!tuner_) return nullptr;
+  // Host memory only (the device stage's buffers are not the budget's); the bytes the batch wrote (what
+  // is resident), not what the buffers reserved for larger batches.
+  size_t slot_bytes = 0, output_bytes = 0;
+  for (const auto& node : slot)
+    for (const auto& tl : node)
+      if (tl && tl->kind() == StorageKind::kHost) slot_bytes += tl->used_bytes();
+  for (const auto& tl : outputs)
+    if (tl && tl->kind() == StorageKind::kHost) output_bytes += tl->used_bytes();
+  if (auto message = tuner_->OnCpuBatch(ms, slot_bytes, output_bytes)) {
+    Error::Context c;
+    c.argument = "memory_budget";
+    return std::make_exception_ptr(Error(*message, c));
+  }
+  return nullptr;
 }
 
 void Executor::Release() {
@@ -272,7 +322,9 @@ ExecutorStatistics Executor::Statistics() const {
   shape.memory_stats = cfg_.options.enable_memory_stats;
   shape.queue_capacity = queue_depth();
   shape.cpu_queue_capacity = static_cast<int>(cpu_slots_.size());
-  return stats_->Snapshot(graph_, shape);
+  ExecutorStatistics s = stats_->Snapshot(graph_, shape);
+  if (tuner_) s.autotune = tuner_->Snapshot();
+  return s;
 }
 
 }  // namespace sluice

@@ -31,6 +31,7 @@
 #include <sluice/pipeline.h>
 
 #include "operators/operator.h"
+#include "pipeline/autotuner.h"
 #include "pipeline/checkpoint.h"
 #include "pipeline/checkpoint_log.h"
 #include "pipeline/replaced_row_log.h"
@@ -89,6 +90,10 @@ class Executor {
   bool Step(std::unique_lock<std::mutex>& lk, int stages);
   void RunCpuStage(std::unique_lock<std::mutex>& lk);
   void RunDeviceStage(std::unique_lock<std::mutex>& lk);
+  // Autotune hooks (no-ops without a tuner): before a cpu batch, outside mu_, the worker count the
+  // tuner asks for; after it, its measurements (an error when memory_budget cannot hold a batch).
+  void TuneBeforeCpuBatch();
+  std::exception_ptr TuneAfterCpuBatch(double ms, const SlotOutputs& slot, const OutputRefs& outputs);
   // A stage's thread (asynchronous mode): Step until stopped.
   void StageThread(int stages, std::condition_variable& cv);
 
@@ -99,6 +104,7 @@ class Executor {
   std::atomic<bool> stop_{false};
   std::unique_ptr<ExecutorStats> stats_;
   std::unique_ptr<NodeRunner> runner_;
+  std::unique_ptr<Autotuner> tuner_;  // null unless auto_threads, auto_queue_depth or memory_budget
   std::vector<SlotOutputs> cpu_slots_;  // the cpu stage's ring
   std::vector<SlotOutputs> dev_slots_;  // the device stage's ring; empty without a device stage
 

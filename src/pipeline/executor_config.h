@@ -18,6 +18,10 @@ struct ExecutorConfig {
   // Nodes from this index on run in the device stage. -1: from the first mixed/gpu node, or no
   // device stage for CPU-only graphs. (Tests split CPU-only graphs with it.)
   int device_stage_from = -1;
+  // The thread pool's bound (ThreadPool's max_threads): 0 for options.num_threads; with
+  // options.auto_threads the executor sets it (and num_threads) to the available CPUs unless it
+  // is set (tests).
+  int max_threads = 0;
 
   const MemoryConfig& memory() const { return *options.memory; }  // set by the executor if unset
 };

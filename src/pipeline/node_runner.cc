@@ -83,7 +83,7 @@ NodeRunner::NodeRunner(const ExecutorConfig& cfg, const Graph& graph, size_t spl
     spares_.emplace_back();
     for (size_t o = 0; o < node.spec.outputs.size(); ++o) spares_.back().push_back(std::make_shared<SpareBuffers>(kind));
   }
-  pool_ = std::make_unique<ThreadPool>(cfg_.options.num_threads, cfg_.options.set_affinity);
+  pool_ = std::make_unique<ThreadPool>(cfg_.options.num_threads, cfg_.options.set_affinity, cfg_.max_threads);
 }
 
 NodeRunner::~NodeRunner() { ops_.clear(); }

@@ -52,6 +52,8 @@ class NodeRunner {
   void ReplaceFailedRows(std::vector<FailedSample>& failed, const OutputRefs& outputs) const;
 
   size_t split() const { return split_; }
+  // The workers operators run on; the executor resizes it between batches (autotune).
+  ThreadPool& pool() { return *pool_; }
   Operator& op(int node) { return *ops_[static_cast<size_t>(node)]; }
   const Operator& op(int node) const { return *ops_[static_cast<size_t>(node)]; }
   const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }

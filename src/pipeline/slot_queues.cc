@@ -7,9 +7,17 @@ SlotQueues::SlotQueues(int cpu_slots, int device_slots) : cpu_slots_(cpu_slots),
   for (int s = 0; s < device_slots; ++s) device_free_.push_back(s);
 }
 
+int SlotQueues::TakeSlot(std::deque<int>& free) const {
+  // Without a limit, the slot free the longest (a consumer's late reference to its buffers is
+  // then most likely gone); under one, the lowest.
+  auto it = limit_ != kNoLimit ? std::min_element(free.begin(), free.end()) : free.begin();
+  const int slot = *it;
+  free.erase(it);
+  return slot;
+}
+
 SlotQueues::CpuJob SlotQueues::StartCpu() {
-  const int slot = cpu_free_.front();
-  cpu_free_.pop_front();
+  const int slot = TakeSlot(cpu_free_);
   --scheduled_;
   ++in_flight_;
   return {slot, next_iteration_++};
@@ -29,8 +37,7 @@ void SlotQueues::FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRe
 SlotQueues::DeviceJob SlotQueues::StartDevice() {
   DeviceJob job = staged_.front();
   staged_.pop_front();
-  job.slot = device_free_.front();
-  device_free_.pop_front();
+  job.slot = TakeSlot(device_free_);
   return job;
 }
 

@@ -10,10 +10,16 @@
 // output slots. A failed batch reaches the consumer in batch order; a failed cpu stage starts no
 // more batches; the first failure handed out stays (error()): a failed pipeline stays failed.
 //
+// A depth limit (SetDepthLimit: the autotuner's depth, or what memory_budget allows) caps how many
+// slots of each ring are in use (running, staged, ready or held), always leaving one more than the
+// consumer holds (a consumer holding `limit` batches still gets the next). Under a limit slots are
+// taken lowest number first, so under a limit d only slots [0, d) are written and the others keep no memory.
+//
 // Bookkeeping only (slot numbers; the buffers are the executor's). Not thread-safe: the executor's
 // mutex guards every call.
 #pragma once
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <exception>
 #include <optional>
@@ -50,8 +56,16 @@ class SlotQueues {
 
   void Schedule() { ++scheduled_; }
   // A batch may start its cpu stage / its device stage now.
-  bool CpuRunnable() const { return scheduled_ > 0 && !cpu_free_.empty() && !error_ && !cpu_failed_; }
-  bool DeviceRunnable() const { return !staged_.empty() && !device_free_.empty(); }
+  bool CpuRunnable() const {
+    return scheduled_ > 0 && !cpu_free_.empty() && !error_ && !cpu_failed_ &&
+           UnderLimit(cpu_slots_, cpu_free_, two_stage() ? 0 : held_.size());
+  }
+  bool DeviceRunnable() const {
+    return !staged_.empty() && !device_free_.empty() && UnderLimit(device_slots_, device_free_, held_.size());
+  }
+  // At most `depth` slots of each ring in use (>= 1).
+  void SetDepthLimit(int depth) { limit_ = depth; }
+  int depth_limit() const { return limit_; }
   CpuJob StartCpu();
   // The cpu stage of `job` ended (failed with `error`): on to the device stage, or ready.
   void FinishCpu(const CpuJob& job, std::exception_ptr error, OutputRefs outputs, std::vector<FailedSample> failed = {});
@@ -82,6 +96,11 @@ class SlotQueues {
 
  private:
   std::deque<int>& output_free() { return two_stage() ? device_free_ : cpu_free_; }
+  bool UnderLimit(int slots, const std::deque<int>& free, size_t held) const {
+    const int in_use = slots - static_cast<int>(free.size());
+    return in_use < std::max(limit_, static_cast<int>(held) + 1);
+  }
+  int TakeSlot(std::deque<int>& free) const;
   void MakeReady(int slot, std::exception_ptr error, OutputRefs outputs, std::vector<FailedSample> failed);
 
   int cpu_slots_;
@@ -91,6 +110,8 @@ class SlotQueues {
   std::deque<int> device_free_;
   std::deque<Ready> ready_;
   std::deque<Ready> held_;
+  static constexpr int kNoLimit = 1 << 30;
+  int limit_ = kNoLimit;  // SetDepthLimit
   int scheduled_ = 0;   // scheduled, not yet started
   int in_flight_ = 0;   // started, not yet ready
   bool cpu_failed_ = false;  // stops the cpu stage; the error reaches error_ in batch order

@@ -5,6 +5,9 @@
 #include <atomic>
 #include <set>
 #include <stdexcept>
+#include <chrono>
+#include <mutex>
+#include <thread>
 
 #include "core/env_guard.h"
 #include "core/random.h"
@@ -43,6 +46,64 @@ TEST(ThreadPool, RethrowsTheLowestFailingIndexAndStaysUsable) {
   std::atomic<int> count{0};
   pool.ParallelFor(10, [&](int, int) { count++; });
   EXPECT_EQ(count.load(), 10);
+}
+
+TEST(ThreadPool, ResizeChangesTheWorkersWithinTheBound) {
+  ThreadPool pool(1, false, 4);
+  EXPECT_EQ(pool.num_threads(), 4);  // the bound on thread ids
+  EXPECT_EQ(pool.active_threads(), 1);
+  for (int n : {4, 2, 3, 1, 4}) {
+    pool.Resize(n);
+    EXPECT_EQ(pool.active_threads(), n);
+    std::mutex mu;
+    std::set<int> ids;
+    std::atomic<int> count{0};
+    // Slow enough that every worker claims some indices.
+    pool.ParallelFor(400, [&](int, int t) {
+      count++;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      std::lock_guard lk(mu);
+      ids.insert(t);
+    });
+    EXPECT_EQ(count.load(), 400);
+    for (int t : ids) EXPECT_TRUE(t >= 0 && t < n) << t;
+  }
+  EXPECT_THROW(pool.Resize(0), Error);
+  EXPECT_THROW(pool.Resize(5), Error);
+  EXPECT_THROW(ThreadPool(3, false, 2), Error);
+}
+
+// The executor resizes from its cpu stage while its device stage may run loops: Resize waits for
+// the running loop, and no index is lost or run twice. (Run under TSan by make test-tsan.)
+TEST(ThreadPool, ResizesWhileAnotherThreadRunsLoops) {
+  ThreadPool pool(2, false, 3);
+  std::atomic<bool> done{false};
+  std::atomic<int64_t> loops{0};
+  std::thread user([&] {
+    while (!done.load()) {
+      std::vector<std::atomic<int>> hits(64);
+      pool.ParallelFor(64, [&](int i, int t) {
+        ASSERT_LT(t, 3);
+        hits[static_cast<size_t>(i)]++;
+      });
+      for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+      loops++;
+    }
+  });
+  for (int r = 0; r < 200; ++r) pool.Resize(1 + r % 3);
+  // Loops keep running after the resizes.
+  const int64_t seen = loops.load();
+  while (loops.load() < seen + 5) std::this_thread::yield();
+  done = true;
+  user.join();
+}
+
+TEST(ThreadPool, AvailableCpusIsWithinTheAffinityMask) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  EXPECT_GE(AvailableCpus(), 1);
+  EXPECT_LE(AvailableCpus(), CPU_COUNT(&set));
 }
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0, false), Error); }

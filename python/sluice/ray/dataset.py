@@ -4,6 +4,7 @@ Ray Data does the scheduling (actors across nodes, one shard per actor task, bac
 transport (numpy blocks through the shared-memory object store) and the retries; Sluice only says
 which shard runs with which seed (schedule.py) and runs the pipeline (worker.py).
 """
+import os
 import pickle
 import warnings
 
@@ -59,7 +60,9 @@ def from_pipeline(pipeline_fn, shards, *, output_names, reader_name="Reader", ac
     _check_picklable(pipeline_fn=pipeline_fn, shards=shards, postprocess=postprocess)
     if cpus_per_actor is None:
         pipe = pipeline_fn(shards[0], schedule.shard_seed(seed, epoch, 0))
-        cpus_per_actor = max(1, int(pipe.num_threads))
+        threads = pipe.num_threads
+        # num_threads="auto" may use every CPU the actor's process can run on.
+        cpus_per_actor = max(1, len(os.sched_getaffinity(0)) if threads == "auto" else int(threads))
         del pipe
 
     complete, delivered = set(), {}

@@ -101,6 +101,8 @@ def stage_times(pipe) -> dict:
     out = {name: 0.0 for name, _ in STAGES if name not in OPTIONAL_STAGES}
     out["other"] = 0.0
     for st in pipe.executor_statistics().values():
+        if "op" not in st:
+            continue  # "autotune" (num_threads/prefetch_queue_depth "auto", memory_budget)
         op = st["op"]
         stage = next((name for name, prefixes in STAGES if op.startswith(prefixes)), "other")
         out[stage] = out.get(stage, 0.0) + st["mean_batch_ms"]

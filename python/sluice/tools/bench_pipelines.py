@@ -53,8 +53,9 @@ class TarJpegDataset:
         return self.transform(img), label
 
 
-def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: int, dali: bool = False):
-    """Sluice's pipeline `kind`; with `dali`, the very same graph built by NVIDIA DALI (CPU only)."""
+def sluice_pipeline(kind: str, data: str, batch_size: int, threads, seed: int, dali: bool = False, **pipeline_kwargs):
+    """Sluice's pipeline `kind`; with `dali`, the very same graph built by NVIDIA DALI (CPU only).
+    `pipeline_kwargs` go to the Pipeline (prefetch_queue_depth, memory_budget, ...)."""
     if dali:
         import nvidia.dali as lib
         from nvidia.dali import fn, types
@@ -62,7 +63,7 @@ def sluice_pipeline(kind: str, data: str, batch_size: int, threads: int, seed: i
         import sluice as lib
         from sluice import fn, types
 
-    @lib.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None)
+    @lib.pipeline_def(batch_size=batch_size, num_threads=threads, seed=seed, device_id=None, **pipeline_kwargs)
     def pipe():
         shards = prepared_shards(data)
         if shards is not None:  # a `sluice prepare` output: every pipeline reads its shards
