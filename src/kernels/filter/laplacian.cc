@@ -1,0 +1,156 @@
+#include "kernels/filter/laplacian.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/filter/laplacian_rows_hwy.h"
+#include "kernels/tensor/saturate_cast.h"
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+
+template <typename Fn>
+void VisitLaplacianType(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kUInt8: fn(uint8_t{}); return;
+    case DType::kInt16: fn(int16_t{}); return;
+    case DType::kUInt16: fn(uint16_t{}); return;
+    case DType::kFloat32: fn(float{}); return;
+    default: throw Error("laplacian kernel does not support " + std::string(ToString(t)));
+  }
+}
+
+// Padded row `sy` of one plane (ci interleaved channels), converted to float: the interior is one
+// contiguous conversion, the rx columns on each side come from the border table.
+template <typename In>
+void PadRow(const In* plane, const ImageGeom& g, int64_t ci, int64_t sy, const std::vector<int64_t>& xs, int64_t rx,
+            float* row) {
+  const In* src = plane + sy * g.stride_y;
+  const int64_t w = g.width;
+  auto copy_px = [&](int64_t k, int64_t sx) {
+    for (int64_t c = 0; c < ci; ++c) row[k * ci + c] = static_cast<float>(src[sx * g.stride_x + c]);
+  };
+  for (int64_t k = 0; k < rx; ++k) copy_px(k, xs[static_cast<size_t>(k)]);
+  if (g.stride_x == ci) {
+    float* d = row + rx * ci;
+    for (int64_t e = 0; e < w * ci; ++e) d[e] = static_cast<float>(src[e]);
+  } else {
+    for (int64_t x = 0; x < w; ++x) copy_px(rx + x, x);
+  }
+  for (int64_t k = rx + w; k < w + 2 * rx; ++k) copy_px(k, xs[static_cast<size_t>(k)]);
+}
+
+template <typename In, typename Out>
+void LaplacianTyped(const In* in, Out* out, const ImageGeom& g, const LaplacianWindows& lw) {
+  // HWC: one plane of `channels` interleaved channels; CHW / HW: one plane per channel.
+  const bool interleaved = g.stride_c == 1 && g.stride_x == g.channels;
+  if (!interleaved && g.stride_x != 1) throw Error("laplacian: unsupported image strides");
+  const int64_t ci = interleaved ? g.channels : 1, planes = interleaved ? 1 : g.channels;
+  const int kdy = int(lw.deriv_y.size()), ksx = int(lw.smooth_x.size());
+  const int ksy = int(lw.smooth_y.size()), kdx = int(lw.deriv_x.size());
+  const int64_t rx = std::max(ksx, kdx) / 2, ry = std::max(kdy, ksy) / 2, slots = 2 * ry + 1;
+  const int64_t n = g.width * ci, wp = g.width + 2 * rx;
+  std::vector<int64_t> xs(static_cast<size_t>(wp)), ys(static_cast<size_t>(g.height + 2 * ry));
+  for (int64_t k = 0; k < wp; ++k) xs[static_cast<size_t>(k)] = BorderIndex(k - rx, g.width, BorderMode::kReflect101);
+  for (size_t k = 0; k < ys.size(); ++k) ys[k] = BorderIndex(int64_t(k) - ry, g.height, BorderMode::kReflect101);
+  // Vertical weights with the scales folded in.
+  std::vector<float> a(lw.deriv_y), b(lw.smooth_y);
+  for (float& v : a) v *= lw.scale_y;
+  for (float& v : b) v *= lw.scale_x;
+  std::vector<float> pad(static_cast<size_t>(wp * ci)), hs(static_cast<size_t>(slots * n)),
+      hd(static_cast<size_t>(slots * n)), acc(static_cast<size_t>(n));
+  std::vector<const float*> ra(static_cast<size_t>(kdy)), rb(static_cast<size_t>(ksy));
+  const int off_s = int(rx - ksx / 2), off_d = int(rx - kdx / 2);
+  const int64_t oa = ry - kdy / 2, ob = ry - ksy / 2;
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const In* src = in + pl * g.stride_c;
+    Out* dst_plane = out + pl * g.stride_c;
+    auto row_pass = [&](int64_t r) {
+      PadRow(src, g, ci, ys[static_cast<size_t>(r)], xs, rx, pad.data());
+      const int64_t s = (r % slots) * n;
+      filter_detail::LaplacianRowPass(pad.data(), n, ci, lw.smooth_x.data(), ksx, off_s, lw.deriv_x.data(), kdx, off_d,
+                                      hs.data() + s, hd.data() + s);
+    };
+    for (int64_t r = 0; r < 2 * ry; ++r) row_pass(r);
+    for (int64_t y = 0; y < g.height; ++y) {
+      row_pass(y + 2 * ry);
+      for (int i = 0; i < kdy; ++i) ra[size_t(i)] = hs.data() + ((y + oa + i) % slots) * n;
+      for (int i = 0; i < ksy; ++i) rb[size_t(i)] = hd.data() + ((y + ob + i) % slots) * n;
+      Out* dst = dst_plane + y * g.stride_y;
+      const bool direct = g.stride_x == ci;
+      if constexpr (std::is_same_v<Out, uint8_t>) {
+        if (direct) {
+          filter_detail::LaplacianColumnPass(ra.data(), a.data(), kdy, rb.data(), b.data(), ksy, n, nullptr, dst);
+          continue;
+        }
+      }
+      filter_detail::LaplacianColumnPass(ra.data(), a.data(), kdy, rb.data(), b.data(), ksy, n, acc.data(), nullptr);
+      if (direct) {
+        for (int64_t e = 0; e < n; ++e) dst[e] = SaturateArithmetic<Out>(acc[static_cast<size_t>(e)]);
+      } else {
+        for (int64_t x = 0; x < g.width; ++x)
+          for (int64_t c = 0; c < ci; ++c)
+            dst[x * g.stride_x + c] = SaturateArithmetic<Out>(acc[static_cast<size_t>(x * ci + c)]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<float> LaplacianSmoothingWindow(int n) {
+  if (n < 1 || n % 2 == 0) throw Error("laplacian smoothing window size must be odd and >= 1, got " + std::to_string(n));
+  std::vector<float> w{1.f};
+  for (int k = 1; k < n; ++k) {  // convolve with [1, 1]: binomial coefficients, exact in float up to n = 25
+    std::vector<float> next(w.size() + 1, 0.f);
+    for (size_t i = 0; i < w.size(); ++i) {
+      next[i] += w[i];
+      next[i + 1] += w[i];
+    }
+    w = std::move(next);
+  }
+  return w;
+}
+
+std::vector<float> LaplacianDerivativeWindow(int n) {
+  if (n < 3 || n % 2 == 0) throw Error("laplacian derivative window size must be odd and >= 3, got " + std::to_string(n));
+  const std::vector<float> s = LaplacianSmoothingWindow(n - 2);
+  const float d2[3] = {1.f, -2.f, 1.f};
+  std::vector<float> w(static_cast<size_t>(n), 0.f);
+  for (size_t i = 0; i < s.size(); ++i)
+    for (size_t j = 0; j < 3; ++j) w[i + j] += s[i] * d2[j];
+  return w;
+}
+
+LaplacianWindows MakeLaplacianWindows(int wy, int wx, int sy, int sx, bool normalized, float scale_y, float scale_x) {
+  LaplacianWindows w;
+  w.deriv_y = LaplacianDerivativeWindow(wy);
+  w.smooth_x = LaplacianSmoothingWindow(sx);
+  w.smooth_y = LaplacianSmoothingWindow(sy);
+  w.deriv_x = LaplacianDerivativeWindow(wx);
+  if (normalized) {
+    // DALI: 2^(-s + n + 2), s = the partial derivative's window sizes summed, n = 2 axes.
+    w.scale_y = std::ldexp(1.f, -(wy + sx) + 4);
+    w.scale_x = std::ldexp(1.f, -(wx + sy) + 4);
+  } else {
+    w.scale_y = scale_y;
+    w.scale_x = scale_x;
+  }
+  return w;
+}
+
+void Laplacian2D(const void* in, DType in_type, void* out, DType out_type, const ImageGeom& geom,
+                 const LaplacianWindows& w) {
+  if (geom.height <= 0 || geom.width <= 0 || geom.channels <= 0) return;
+  VisitLaplacianType(in_type, [&](auto i) {
+    using In = decltype(i);
+    VisitLaplacianType(out_type, [&](auto o) {
+      using Out = decltype(o);
+      LaplacianTyped(static_cast<const In*>(in), static_cast<Out*>(out), geom, w);
+    });
+  });
+}
+
+}  // namespace sluice::kernels
