@@ -35,6 +35,8 @@
 #include "kernels/decode/image_decoder.h"
 #include "kernels/filter/convolution.h"
 #include "kernels/filter/gaussian_window.h"
+#include "kernels/filter/laplacian.h"
+#include "kernels/morphology/rank_filter.h"
 #include "kernels/resize/resize.h"
 #include "kernels/warp/affine_transform.h"
 #include "kernels/warp/warp_affine.h"
@@ -229,6 +231,47 @@ Op BlurOp(const std::string& name, float sigma) {
           }};
 }
 
+// DALI's laplacian with window_size = smoothing_size = k, uint8 -> uint8 (DALI's default dtype: the
+// input's): cv::Laplacian(ksize = k, CV_8U), the same numbers (reflect-101 borders, saturated).
+Op LaplacianOp(const std::string& name, int k) {
+  const LaplacianWindows w = MakeLaplacianWindows(k, k, k, k, false, 1, 1);
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            Laplacian2D(in.data, DType::kUInt8, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), w);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) { cv::Laplacian(in, out, CV_8U, k, 1, 0, cv::BORDER_REFLECT_101); }};
+}
+
+// experimental.median_blur (window k x k, replicated border): cv::medianBlur, the same values.
+Op MedianOp(const std::string& name, int k) {
+  const RankFilterParams p{RankOp::kMedian, k, k, k / 2, k / 2, BorderMode::kClamp};
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), p);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) { cv::medianBlur(in, out, k); }};
+}
+
+// experimental.dilate / erode with DALI's defaults (3x3 mask, constant neutral border):
+// cv::dilate / cv::erode with a 3x3 rectangle, the same values.
+Op MorphOp(const std::string& name, bool dilate) {
+  const RankFilterParams p{dilate ? RankOp::kMax : RankOp::kMin, 3, 3, 1, 1, BorderMode::kConstant};
+  const cv::Mat element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), p);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) {
+            if (dilate)
+              cv::dilate(in, out, element);
+            else
+              cv::erode(in, out, element);
+          }};
+}
+
 // ---- Colour ----
 
 // HSV adjustment, OpenCV's way: RGB -> HSV (full 0..255 hue), a 3-channel table, HSV -> RGB.
@@ -323,6 +366,12 @@ std::vector<Op> AllOps() {
       RotateOp(),
       BlurOp("gaussian_blur_sigma1.5", 1.5f),
       BlurOp("gaussian_blur_sigma3", 3.0f),
+      LaplacianOp("laplacian_k3", 3),
+      LaplacianOp("laplacian_k5", 5),
+      MedianOp("median_blur_k3", 3),
+      MedianOp("median_blur_k5", 5),
+      MorphOp("dilate_3x3", true),
+      MorphOp("erode_3x3", false),
       HsvStyleOp("hsv", 30, 1.3, 0.9),
       HsvStyleOp("hue", 30, 1, 1),
       HsvStyleOp("saturation", 0, 1.5, 1),

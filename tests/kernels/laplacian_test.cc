@@ -12,13 +12,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "kernels_test_util.h"
+#include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {

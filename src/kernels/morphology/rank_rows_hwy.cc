@@ -1,0 +1,125 @@
+// Highway (dynamic dispatch) rows of the rank filters: min / max over shifted rows, and the median
+// by a compare-exchange network with the pixels of a vector in its lanes (the window's values of
+// one lane are the window of one output element), OpenCV's approach for its small median windows.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/morphology/rank_rows_hwy.cc"
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
+#endif
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "kernels/morphology/rank_rows_hwy.h"
+#include "sluice/error.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace sluice::kernels::morph_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <typename T>
+void ExtremumT(const T* const* src, int k, int64_t n, bool is_max, T* out) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t e = 0;
+  if (is_max) {
+    for (; e + 2 * N <= n; e += 2 * N) {
+      auto a = hn::LoadU(d, src[0] + e), b = hn::LoadU(d, src[0] + e + N);
+      for (int j = 1; j < k; ++j) {
+        a = hn::Max(a, hn::LoadU(d, src[j] + e));
+        b = hn::Max(b, hn::LoadU(d, src[j] + e + N));
+      }
+      hn::StoreU(a, d, out + e);
+      hn::StoreU(b, d, out + e + N);
+    }
+  } else {
+    for (; e + 2 * N <= n; e += 2 * N) {
+      auto a = hn::LoadU(d, src[0] + e), b = hn::LoadU(d, src[0] + e + N);
+      for (int j = 1; j < k; ++j) {
+        a = hn::Min(a, hn::LoadU(d, src[j] + e));
+        b = hn::Min(b, hn::LoadU(d, src[j] + e + N));
+      }
+      hn::StoreU(a, d, out + e);
+      hn::StoreU(b, d, out + e + N);
+    }
+  }
+  for (; e < n; ++e) {
+    T v = src[0][e];
+    for (int j = 1; j < k; ++j) v = is_max ? std::max(v, src[j][e]) : std::min(v, src[j][e]);
+    out[e] = v;
+  }
+}
+
+template <typename T>
+void MedianT(const T* const* rows, int kh, int kw, int64_t step, int64_t n, const uint8_t* pairs, int npairs,
+             int rank, T* out) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  const int count = kh * kw;
+  int64_t e = 0;
+  hn::Vec<decltype(d)> v[kMaxNetwork];
+  for (; e + N <= n; e += N) {
+    for (int i = 0; i < kh; ++i)
+      for (int j = 0; j < kw; ++j) v[i * kw + j] = hn::LoadU(d, rows[i] + e + j * step);
+    for (int p = 0; p < npairs; ++p) {
+      const int a = pairs[2 * p], b = pairs[2 * p + 1];
+      const auto lo = hn::Min(v[a], v[b]);
+      v[b] = hn::Max(v[a], v[b]);
+      v[a] = lo;
+    }
+    hn::StoreU(v[rank], d, out + e);
+  }
+  T w[kMaxNetwork];
+  for (; e < n; ++e) {
+    for (int i = 0; i < kh; ++i)
+      for (int j = 0; j < kw; ++j) w[i * kw + j] = rows[i][e + j * step];
+    std::nth_element(w, w + rank, w + count);
+    out[e] = w[rank];
+  }
+}
+
+template <typename Fn>
+void Visit(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kUInt8: fn(uint8_t{}); return;
+    case DType::kInt16: fn(int16_t{}); return;
+    case DType::kUInt16: fn(uint16_t{}); return;
+    case DType::kFloat32: fn(float{}); return;
+    default: throw Error("rank filters do not support " + std::string(ToString(t)));
+  }
+}
+
+void ExtremumOfRowsImpl(const void* const* src, int k, int64_t n, bool is_max, DType type, void* out) {
+  Visit(type, [&](auto z) {
+    using T = decltype(z);
+    ExtremumT<T>(reinterpret_cast<const T* const*>(src), k, n, is_max, static_cast<T*>(out));
+  });
+}
+
+void MedianOfRowsImpl(const void* const* rows, int kh, int kw, int64_t step, int64_t n, const uint8_t* pairs,
+                      int npairs, int rank, DType type, void* out) {
+  Visit(type, [&](auto z) {
+    using T = decltype(z);
+    MedianT<T>(reinterpret_cast<const T* const*>(rows), kh, kw, step, n, pairs, npairs, rank, static_cast<T*>(out));
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace sluice::kernels::morph_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace sluice::kernels::morph_detail {
+HWY_EXPORT(ExtremumOfRowsImpl);
+HWY_EXPORT(MedianOfRowsImpl);
+void ExtremumOfRows(const void* const* src, int k, int64_t n, bool is_max, DType type, void* out) {
+  HWY_DYNAMIC_DISPATCH(ExtremumOfRowsImpl)(src, k, n, is_max, type, out);
+}
+void MedianOfRows(const void* const* rows, int kh, int kw, int64_t step, int64_t n, const uint8_t* pairs, int npairs,
+                  int rank, DType type, void* out) {
+  HWY_DYNAMIC_DISPATCH(MedianOfRowsImpl)(rows, kh, kw, step, n, pairs, npairs, rank, type, out);
+}
+}  // namespace sluice::kernels::morph_detail
+#endif

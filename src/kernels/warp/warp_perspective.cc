@@ -1,0 +1,146 @@
+#include "kernels/warp/warp_perspective.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/tensor/saturate_cast.h"
+#include "sluice/error.h"
+
+namespace sluice::kernels {
+namespace {
+
+template <typename Fn>
+void VisitWarpType(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kUInt8: fn(uint8_t{}); return;
+    case DType::kInt16: fn(int16_t{}); return;
+    case DType::kUInt16: fn(uint16_t{}); return;
+    case DType::kFloat32: fn(float{}); return;
+    default: throw Error("warp_perspective does not support " + std::string(ToString(t)));
+  }
+}
+
+inline void CubicWeights(float x, float w[4]) {
+  constexpr float A = -0.75f;
+  w[0] = ((A * (x + 1) - 5 * A) * (x + 1) + 8 * A) * (x + 1) - 4 * A;
+  w[1] = ((A + 2) * x - (A + 3)) * x * x + 1;
+  w[2] = ((A + 2) * (1 - x) - (A + 3)) * (1 - x) * (1 - x) + 1;
+  w[3] = 1.f - w[0] - w[1] - w[2];
+}
+
+template <typename T, PerspectiveInterp kInterp>
+void WarpTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, const PerspectiveParams& p) {
+  const int64_t C = og.channels, H = ig.height, W = ig.width;
+  const double* m = p.map;
+  std::vector<float> fill(static_cast<size_t>(C), 0.f);
+  for (int64_t c = 0; c < C; ++c)
+    if (!p.fill.empty()) fill[size_t(c)] = p.fill[p.fill.size() == 1 ? 0 : size_t(c)];
+  std::vector<float> acc(static_cast<size_t>(C));
+  // A tap: the pixel's channels, or the fill where the border mode gives no pixel.
+  auto tap = [&](int64_t y, int64_t x, float w) {
+    const int64_t sy = (y >= 0 && y < H) ? y : BorderIndex(y, H, p.border);
+    const int64_t sx = (x >= 0 && x < W) ? x : BorderIndex(x, W, p.border);
+    if (sy < 0 || sx < 0) {
+      for (int64_t c = 0; c < C; ++c) acc[size_t(c)] += w * fill[size_t(c)];
+      return;
+    }
+    const T* px = in + sy * ig.stride_y + sx * ig.stride_x;
+    for (int64_t c = 0; c < C; ++c) acc[size_t(c)] += w * static_cast<float>(px[c * ig.stride_c]);
+  };
+  for (int64_t y = 0; y < og.height; ++y) {
+    const double xr = m[1] * double(y) + m[2], yr = m[4] * double(y) + m[5], wr = m[7] * double(y) + m[8];
+    for (int64_t x = 0; x < og.width; ++x) {
+      double wq = m[6] * double(x) + wr;
+      wq = wq != 0 ? 1.0 / wq : 0.0;
+      const double sx = (m[0] * double(x) + xr) * wq, sy = (m[3] * double(x) + yr) * wq;
+      T* o = out + y * og.stride_y + x * og.stride_x;
+      if (!std::isfinite(sx) || !std::isfinite(sy) || std::fabs(sx) > 1e9 || std::fabs(sy) > 1e9) {
+        for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = SaturateArithmetic<T>(fill[size_t(c)]);
+        continue;
+      }
+      if constexpr (kInterp == PerspectiveInterp::kNearest) {
+        const auto ix = static_cast<int64_t>(std::floor(sx + 0.5)), iy = static_cast<int64_t>(std::floor(sy + 0.5));
+        const int64_t py = (iy >= 0 && iy < H) ? iy : BorderIndex(iy, H, p.border);
+        const int64_t pxi = (ix >= 0 && ix < W) ? ix : BorderIndex(ix, W, p.border);
+        if (py < 0 || pxi < 0) {
+          for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = SaturateArithmetic<T>(fill[size_t(c)]);
+        } else {
+          const T* s = in + py * ig.stride_y + pxi * ig.stride_x;
+          for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = s[c * ig.stride_c];
+        }
+        continue;
+      } else {
+        const double fx0 = std::floor(sx), fy0 = std::floor(sy);
+        const auto x0 = static_cast<int64_t>(fx0), y0 = static_cast<int64_t>(fy0);
+        const auto fx = static_cast<float>(sx - fx0), fy = static_cast<float>(sy - fy0);
+        std::fill(acc.begin(), acc.end(), 0.f);
+        if constexpr (kInterp == PerspectiveInterp::kLinear) {
+          if (x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H) {
+            const T* a = in + y0 * ig.stride_y + x0 * ig.stride_x;
+            const T* b = a + ig.stride_y;
+            for (int64_t c = 0; c < C; ++c) {
+              const int64_t k = c * ig.stride_c;
+              const float top = float(a[k]) + fx * (float(a[k + ig.stride_x]) - float(a[k]));
+              const float bot = float(b[k]) + fx * (float(b[k + ig.stride_x]) - float(b[k]));
+              acc[size_t(c)] = top + fy * (bot - top);
+            }
+          } else {
+            tap(y0, x0, (1 - fx) * (1 - fy));
+            tap(y0, x0 + 1, fx * (1 - fy));
+            tap(y0 + 1, x0, (1 - fx) * fy);
+            tap(y0 + 1, x0 + 1, fx * fy);
+          }
+        } else {
+          float wx[4], wy[4];
+          CubicWeights(fx, wx);
+          CubicWeights(fy, wy);
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) tap(y0 - 1 + i, x0 - 1 + j, wy[i] * wx[j]);
+        }
+        for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = SaturateArithmetic<T>(acc[size_t(c)]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool WarpPerspectiveSupports(DType t) {
+  return t == DType::kUInt8 || t == DType::kInt16 || t == DType::kUInt16 || t == DType::kFloat32;
+}
+
+bool Invert3x3(const double* m, double* r) {
+  const double c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8], c2 = m[3] * m[7] - m[4] * m[6];
+  const double det = m[0] * c0 + m[1] * c1 + m[2] * c2;
+  if (det == 0 || !std::isfinite(det)) return false;
+  const double k = 1.0 / det;
+  r[0] = c0 * k;
+  r[1] = (m[2] * m[7] - m[1] * m[8]) * k;
+  r[2] = (m[1] * m[5] - m[2] * m[4]) * k;
+  r[3] = c1 * k;
+  r[4] = (m[0] * m[8] - m[2] * m[6]) * k;
+  r[5] = (m[2] * m[3] - m[0] * m[5]) * k;
+  r[6] = c2 * k;
+  r[7] = (m[1] * m[6] - m[0] * m[7]) * k;
+  r[8] = (m[0] * m[4] - m[1] * m[3]) * k;
+  return true;
+}
+
+void WarpPerspective(const void* in, const ImageGeom& ig, void* out, const ImageGeom& og, DType type,
+                     const PerspectiveParams& p) {
+  if (og.height <= 0 || og.width <= 0 || og.channels <= 0) return;
+  if (ig.channels != og.channels) throw Error("warp_perspective: input and output channel counts differ");
+  if (ig.height <= 0 || ig.width <= 0) throw Error("warp_perspective: empty input image");
+  VisitWarpType(type, [&](auto z) {
+    using T = decltype(z);
+    const T* src = static_cast<const T*>(in);
+    T* dst = static_cast<T*>(out);
+    switch (p.interp) {
+      case PerspectiveInterp::kNearest: return WarpTyped<T, PerspectiveInterp::kNearest>(src, ig, dst, og, p);
+      case PerspectiveInterp::kLinear: return WarpTyped<T, PerspectiveInterp::kLinear>(src, ig, dst, og, p);
+      case PerspectiveInterp::kCubic: return WarpTyped<T, PerspectiveInterp::kCubic>(src, ig, dst, og, p);
+    }
+  });
+}
+
+}  // namespace sluice::kernels
