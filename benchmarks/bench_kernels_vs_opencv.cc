@@ -40,6 +40,7 @@
 #include "kernels/resize/resize.h"
 #include "kernels/warp/affine_transform.h"
 #include "kernels/warp/warp_affine.h"
+#include "kernels/warp/warp_perspective.h"
 
 namespace {
 using namespace sluice::kernels;
@@ -272,6 +273,28 @@ Op MorphOp(const std::string& name, bool dilate) {
           }};
 }
 
+// experimental.warp_perspective, linear, constant border 0, a mild homography (destination ->
+// source, OpenCV's pixel-centre convention): cv::warpPerspective with WARP_INVERSE_MAP (fixed-point
+// coordinates and weights; Sluice computes them in double / float32).
+Op PerspectiveOp(const std::string& name, PerspectiveInterp interp, int cv_interp) {
+  const double m[9] = {0.9, 0.1, 10, -0.05, 1.1, 5, 0.0002, 0.0001, 1};
+  PerspectiveParams p;
+  std::copy(m, m + 9, p.map);
+  p.interp = interp;
+  cv::Mat cm(3, 3, CV_64F);
+  for (int k = 0; k < 9; ++k) cm.at<double>(k / 3, k % 3) = m[k];
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            const ImageGeom g = ImageGeom::HWC(in.rows, in.cols, 3);
+            WarpPerspective(in.data, g, out.data, g, DType::kUInt8, p);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) {
+            cv::warpPerspective(in, out, cm, in.size(), cv_interp | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT,
+                                cv::Scalar::all(0));
+          }};
+}
+
 // ---- Colour ----
 
 // HSV adjustment, OpenCV's way: RGB -> HSV (full 0..255 hue), a 3-channel table, HSV -> RGB.
@@ -372,6 +395,8 @@ std::vector<Op> AllOps() {
       MedianOp("median_blur_k5", 5),
       MorphOp("dilate_3x3", true),
       MorphOp("erode_3x3", false),
+      PerspectiveOp("warp_perspective_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),
+      PerspectiveOp("warp_perspective_nearest", PerspectiveInterp::kNearest, cv::INTER_NEAREST),
       HsvStyleOp("hsv", 30, 1.3, 0.9),
       HsvStyleOp("hue", 30, 1, 1),
       HsvStyleOp("saturation", 0, 1.5, 1),

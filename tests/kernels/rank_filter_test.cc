@@ -74,7 +74,7 @@ void CheckType(DType type, std::mt19937& rng) {
   const BorderMode borders[] = {BorderMode::kConstant, BorderMode::kClamp, BorderMode::kReflect1001,
                                 BorderMode::kReflect101, BorderMode::kWrap};
   struct Win { int kw, kh, ax, ay; };
-  const Win wins[] = {{1, 1, 0, 0}, {3, 3, 1, 1}, {5, 3, 0, 2}, {7, 7, 3, 3}, {2, 4, 1, 3}, {9, 9, 4, 4}};
+  const Win wins[] = {{1, 1, 0, 0}, {3, 3, 1, 1}, {5, 5, 2, 2}, {5, 3, 0, 2}, {7, 7, 3, 3}, {2, 4, 1, 3}, {9, 9, 4, 4}};
   for (auto [h, w] : {std::pair{13, 29}, std::pair{2, 3}, std::pair{1, 40}}) {
     for (int c_n : {1, 3}) {
       std::vector<T> img(size_t(h * w * c_n));

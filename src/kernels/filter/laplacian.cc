@@ -50,43 +50,54 @@ void LaplacianTyped(const In* in, Out* out, const ImageGeom& g, const LaplacianW
   const int64_t ci = interleaved ? g.channels : 1, planes = interleaved ? 1 : g.channels;
   const int kdy = int(lw.deriv_y.size()), ksx = int(lw.smooth_x.size());
   const int ksy = int(lw.smooth_y.size()), kdx = int(lw.deriv_x.size());
+  for (const auto* w : {&lw.deriv_y, &lw.smooth_x, &lw.smooth_y, &lw.deriv_x}) {
+    if (w->size() % 2 == 0) throw Error("laplacian: the windows must be of odd length");
+    for (size_t k = 0; k < w->size(); ++k)
+      if ((*w)[k] != (*w)[w->size() - 1 - k]) throw Error("laplacian: the windows must be symmetric");
+  }
   const int64_t rx = std::max(ksx, kdx) / 2, ry = std::max(kdy, ksy) / 2, slots = 2 * ry + 1;
   const int64_t n = g.width * ci, wp = g.width + 2 * rx;
   std::vector<int64_t> xs(static_cast<size_t>(wp)), ys(static_cast<size_t>(g.height + 2 * ry));
   for (int64_t k = 0; k < wp; ++k) xs[static_cast<size_t>(k)] = BorderIndex(k - rx, g.width, BorderMode::kReflect101);
   for (size_t k = 0; k < ys.size(); ++k) ys[k] = BorderIndex(int64_t(k) - ry, g.height, BorderMode::kReflect101);
-  // Vertical weights with the scales folded in.
-  std::vector<float> a(lw.deriv_y), b(lw.smooth_y);
-  for (float& v : a) v *= lw.scale_y;
-  for (float& v : b) v *= lw.scale_x;
+  // Weights by distance from the centre (0 beyond a shorter window), the scales folded into the
+  // vertical ones.
+  auto by_distance = [](const std::vector<float>& w, int64_t r, float scale) {
+    std::vector<float> out(static_cast<size_t>(r + 1), 0.f);
+    const int64_t c = int64_t(w.size()) / 2;
+    for (int64_t d = 0; d <= c; ++d) out[size_t(d)] = w[size_t(c + d)] * scale;
+    return out;
+  };
+  const std::vector<float> ws = by_distance(lw.smooth_x, rx, 1.f), wd = by_distance(lw.deriv_x, rx, 1.f);
+  const std::vector<float> a = by_distance(lw.deriv_y, ry, lw.scale_y), b = by_distance(lw.smooth_y, ry, lw.scale_x);
   std::vector<float> pad(static_cast<size_t>(wp * ci)), hs(static_cast<size_t>(slots * n)),
       hd(static_cast<size_t>(slots * n)), acc(static_cast<size_t>(n));
-  std::vector<const float*> ra(static_cast<size_t>(kdy)), rb(static_cast<size_t>(ksy));
-  const int off_s = int(rx - ksx / 2), off_d = int(rx - kdx / 2);
-  const int64_t oa = ry - kdy / 2, ob = ry - ksy / 2;
+  std::vector<const float*> ra(static_cast<size_t>(slots)), rb(static_cast<size_t>(slots));
   for (int64_t pl = 0; pl < planes; ++pl) {
     const In* src = in + pl * g.stride_c;
     Out* dst_plane = out + pl * g.stride_c;
     auto row_pass = [&](int64_t r) {
       PadRow(src, g, ci, ys[static_cast<size_t>(r)], xs, rx, pad.data());
       const int64_t s = (r % slots) * n;
-      filter_detail::LaplacianRowPass(pad.data(), n, ci, lw.smooth_x.data(), ksx, off_s, lw.deriv_x.data(), kdx, off_d,
-                                      hs.data() + s, hd.data() + s);
+      filter_detail::LaplacianRowPass(pad.data() + rx * ci, n, ci, int(rx), ws.data(), wd.data(), hs.data() + s,
+                                      hd.data() + s);
     };
     for (int64_t r = 0; r < 2 * ry; ++r) row_pass(r);
     for (int64_t y = 0; y < g.height; ++y) {
       row_pass(y + 2 * ry);
-      for (int i = 0; i < kdy; ++i) ra[size_t(i)] = hs.data() + ((y + oa + i) % slots) * n;
-      for (int i = 0; i < ksy; ++i) rb[size_t(i)] = hd.data() + ((y + ob + i) % slots) * n;
+      for (int64_t i = 0; i < slots; ++i) {
+        ra[size_t(i)] = hs.data() + ((y + i) % slots) * n;
+        rb[size_t(i)] = hd.data() + ((y + i) % slots) * n;
+      }
       Out* dst = dst_plane + y * g.stride_y;
       const bool direct = g.stride_x == ci;
       if constexpr (std::is_same_v<Out, uint8_t>) {
         if (direct) {
-          filter_detail::LaplacianColumnPass(ra.data(), a.data(), kdy, rb.data(), b.data(), ksy, n, nullptr, dst);
+          filter_detail::LaplacianColumnPass(ra.data(), a.data(), rb.data(), b.data(), int(ry), n, nullptr, dst);
           continue;
         }
       }
-      filter_detail::LaplacianColumnPass(ra.data(), a.data(), kdy, rb.data(), b.data(), ksy, n, acc.data(), nullptr);
+      filter_detail::LaplacianColumnPass(ra.data(), a.data(), rb.data(), b.data(), int(ry), n, acc.data(), nullptr);
       if (direct) {
         for (int64_t e = 0; e < n; ++e) dst[e] = SaturateArithmetic<Out>(acc[static_cast<size_t>(e)]);
       } else {

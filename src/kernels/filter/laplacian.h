@@ -7,10 +7,11 @@
 // Windows (OpenCV's getSobelKernels, which DALI's match): smoothing of size n = binomial
 // coefficients C(n-1, k); derivative of size n >= 3 = [1, -2, 1] convolved with the smoothing
 // window of size n - 2. With window 3 and smoothing 3 this is cv2.Laplacian(ksize=3).
-// Sums: per element, the horizontal sums add the taps left to right, the vertical ones top to
-// bottom, scale_y * wy and scale_x * wx folded into the vertical weights; the float result can
-// differ from DALI's in the last bits of float32 (its order of summation differs), never for
-// uint8/int16/uint16 inputs with the default windows (every partial sum is an exact integer).
+// Sums: every window is symmetric, so per element the two taps at distance d from the centre are
+// added first and multiplied once by the weight at d (d = 0, 1, ...: the centre first), the scales
+// folded into the vertical weights; the float result can differ from DALI's in the last bits of
+// float32 (its order of summation differs), never for integer inputs with small windows (every
+// partial sum is then an exact integer). Windows that are not symmetric are an error.
 // Images are views (ImageGeom) with interleaved channels (HWC: stride_c == 1, stride_x == channels)
 // or planes with unit x stride (CHW, HW). Types in and out: FilterKernelSupports.
 // Thread-safety: reentrant; each call allocates its own scratch rows (O(window * width)).

@@ -1,6 +1,6 @@
-// Highway (dynamic dispatch) rows of Laplacian2D: the two horizontal passes share their loads of
-// the padded row; the vertical pass keeps both partial derivatives' sums in registers and converts
-// to uint8 in SIMD. Contraction into FMA is off for this file: the sums must equal the scalar tail's.
+// Highway (dynamic dispatch) rows of Laplacian2D: the two horizontal passes share their loads and
+// the pair sums of the padded row (both windows are centred on the same column); the vertical pass
+// keeps both partial derivatives' sums in registers and converts to uint8 in SIMD. Contraction into FMA is off for this file: the sums must equal the scalar tail's.
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #elif defined(__GNUC__)
@@ -23,24 +23,30 @@ namespace sluice::kernels::filter_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-void LaplacianRowPassImpl(const float* p, int64_t n, int64_t step, const float* ws, int ks, int off_s,
-                          const float* wd, int kd, int off_d, float* hs, float* hd) {
+void LaplacianRowPassImpl(const float* c, int64_t n, int64_t step, int r, const float* ws, const float* wd,
+                          float* hs, float* hd) {
   const hn::ScalableTag<float> df;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   int64_t e = 0;
   for (; e + 2 * N <= n; e += 2 * N) {
-    auto s0 = hn::Zero(df), s1 = s0, d0 = s0, d1 = s0;
-    for (int j = 0; j < ks; ++j) {
-      const float* r = p + e + (off_s + j) * step;
-      const auto f = hn::Set(df, ws[j]);
-      s0 = hn::Add(s0, hn::Mul(f, hn::LoadU(df, r)));
-      s1 = hn::Add(s1, hn::Mul(f, hn::LoadU(df, r + N)));
-    }
-    for (int j = 0; j < kd; ++j) {
-      const float* r = p + e + (off_d + j) * step;
-      const auto f = hn::Set(df, wd[j]);
-      d0 = hn::Add(d0, hn::Mul(f, hn::LoadU(df, r)));
-      d1 = hn::Add(d1, hn::Mul(f, hn::LoadU(df, r + N)));
+    const auto c0 = hn::LoadU(df, c + e), c1 = hn::LoadU(df, c + e + N);
+    auto s0 = hn::Mul(hn::Set(df, ws[0]), c0), s1 = hn::Mul(hn::Set(df, ws[0]), c1);
+    auto d0 = hn::Mul(hn::Set(df, wd[0]), c0), d1 = hn::Mul(hn::Set(df, wd[0]), c1);
+    for (int d = 1; d <= r; ++d) {
+      const float* lo = c + e - d * step;
+      const float* hi = c + e + d * step;
+      const auto p0 = hn::Add(hn::LoadU(df, lo), hn::LoadU(df, hi));
+      const auto p1 = hn::Add(hn::LoadU(df, lo + N), hn::LoadU(df, hi + N));
+      if (ws[d] != 0.f) {
+        const auto f = hn::Set(df, ws[d]);
+        s0 = hn::Add(s0, hn::Mul(f, p0));
+        s1 = hn::Add(s1, hn::Mul(f, p1));
+      }
+      if (wd[d] != 0.f) {
+        const auto f = hn::Set(df, wd[d]);
+        d0 = hn::Add(d0, hn::Mul(f, p0));
+        d1 = hn::Add(d1, hn::Mul(f, p1));
+      }
     }
     hn::StoreU(s0, df, hs + e);
     hn::StoreU(s1, df, hs + e + N);
@@ -48,16 +54,19 @@ void LaplacianRowPassImpl(const float* p, int64_t n, int64_t step, const float* 
     hn::StoreU(d1, df, hd + e + N);
   }
   for (; e < n; ++e) {
-    float s = 0.f, d = 0.f;
-    for (int j = 0; j < ks; ++j) s += ws[j] * p[e + (off_s + j) * step];
-    for (int j = 0; j < kd; ++j) d += wd[j] * p[e + (off_d + j) * step];
+    float s = ws[0] * c[e], dv = wd[0] * c[e];
+    for (int d = 1; d <= r; ++d) {
+      const float pr = c[e - d * step] + c[e + d * step];
+      if (ws[d] != 0.f) s += ws[d] * pr;
+      if (wd[d] != 0.f) dv += wd[d] * pr;
+    }
     hs[e] = s;
-    hd[e] = d;
+    hd[e] = dv;
   }
 }
 
-void LaplacianColumnPassImpl(const float* const* ra, const float* a, int ka, const float* const* rb, const float* b,
-                             int kb, int64_t n, float* acc, uint8_t* out8) {
+void LaplacianColumnPassImpl(const float* const* ra, const float* a, const float* const* rb, const float* b, int r,
+                             int64_t n, float* acc, uint8_t* out8) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint8_t, decltype(df)> d8;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
@@ -72,31 +81,38 @@ void LaplacianColumnPassImpl(const float* const* ra, const float* a, int ka, con
   };
   int64_t e = 0;
   for (; e + 2 * N <= n; e += 2 * N) {
-    auto x0 = hn::Zero(df), x1 = x0, y0 = x0, y1 = x0;
-    for (int i = 0; i < ka; ++i) {
-      const auto f = hn::Set(df, a[i]);
-      x0 = hn::Add(x0, hn::Mul(f, hn::LoadU(df, ra[i] + e)));
-      x1 = hn::Add(x1, hn::Mul(f, hn::LoadU(df, ra[i] + e + N)));
-    }
-    for (int i = 0; i < kb; ++i) {
-      const auto f = hn::Set(df, b[i]);
-      y0 = hn::Add(y0, hn::Mul(f, hn::LoadU(df, rb[i] + e)));
-      y1 = hn::Add(y1, hn::Mul(f, hn::LoadU(df, rb[i] + e + N)));
+    auto x0 = hn::Mul(hn::Set(df, a[0]), hn::LoadU(df, ra[r] + e));
+    auto x1 = hn::Mul(hn::Set(df, a[0]), hn::LoadU(df, ra[r] + e + N));
+    auto y0 = hn::Mul(hn::Set(df, b[0]), hn::LoadU(df, rb[r] + e));
+    auto y1 = hn::Mul(hn::Set(df, b[0]), hn::LoadU(df, rb[r] + e + N));
+    for (int d = 1; d <= r; ++d) {
+      if (a[d] != 0.f) {
+        const auto f = hn::Set(df, a[d]);
+        x0 = hn::Add(x0, hn::Mul(f, hn::Add(hn::LoadU(df, ra[r - d] + e), hn::LoadU(df, ra[r + d] + e))));
+        x1 = hn::Add(x1, hn::Mul(f, hn::Add(hn::LoadU(df, ra[r - d] + e + N), hn::LoadU(df, ra[r + d] + e + N))));
+      }
+      if (b[d] != 0.f) {
+        const auto f = hn::Set(df, b[d]);
+        y0 = hn::Add(y0, hn::Mul(f, hn::Add(hn::LoadU(df, rb[r - d] + e), hn::LoadU(df, rb[r + d] + e))));
+        y1 = hn::Add(y1, hn::Mul(f, hn::Add(hn::LoadU(df, rb[r - d] + e + N), hn::LoadU(df, rb[r + d] + e + N))));
+      }
     }
     put(hn::Add(x0, y0), e);
     put(hn::Add(x1, y1), e + N);
   }
   for (; e < n; ++e) {
-    float x = 0.f, y = 0.f;
-    for (int i = 0; i < ka; ++i) x += a[i] * ra[i][e];
-    for (int i = 0; i < kb; ++i) y += b[i] * rb[i][e];
+    float x = a[0] * ra[r][e], y = b[0] * rb[r][e];
+    for (int d = 1; d <= r; ++d) {
+      if (a[d] != 0.f) x += a[d] * (ra[r - d][e] + ra[r + d][e]);
+      if (b[d] != 0.f) y += b[d] * (rb[r - d][e] + rb[r + d][e]);
+    }
     float v = x + y;
     if (out8) {
       v = v == v ? v : 0.f;
       v = v > -1.f ? v : -1.f;
       v = v < 256.f ? v : 256.f;
-      const float r = std::nearbyint(v);
-      out8[e] = static_cast<uint8_t>(r < 0.f ? 0 : r > 255.f ? 255 : static_cast<int>(r));
+      const float q = std::nearbyint(v);
+      out8[e] = static_cast<uint8_t>(q < 0.f ? 0 : q > 255.f ? 255 : static_cast<int>(q));
     } else {
       acc[e] = v;
     }
@@ -111,13 +127,13 @@ HWY_AFTER_NAMESPACE();
 namespace sluice::kernels::filter_detail {
 HWY_EXPORT(LaplacianRowPassImpl);
 HWY_EXPORT(LaplacianColumnPassImpl);
-void LaplacianRowPass(const float* p, int64_t n, int64_t step, const float* ws, int ks, int off_s, const float* wd,
-                      int kd, int off_d, float* hs, float* hd) {
-  HWY_DYNAMIC_DISPATCH(LaplacianRowPassImpl)(p, n, step, ws, ks, off_s, wd, kd, off_d, hs, hd);
+void LaplacianRowPass(const float* c, int64_t n, int64_t step, int r, const float* ws, const float* wd, float* hs,
+                      float* hd) {
+  HWY_DYNAMIC_DISPATCH(LaplacianRowPassImpl)(c, n, step, r, ws, wd, hs, hd);
 }
-void LaplacianColumnPass(const float* const* ra, const float* a, int ka, const float* const* rb, const float* b,
-                         int kb, int64_t n, float* acc, uint8_t* out8) {
-  HWY_DYNAMIC_DISPATCH(LaplacianColumnPassImpl)(ra, a, ka, rb, b, kb, n, acc, out8);
+void LaplacianColumnPass(const float* const* ra, const float* a, const float* const* rb, const float* b, int r,
+                         int64_t n, float* acc, uint8_t* out8) {
+  HWY_DYNAMIC_DISPATCH(LaplacianColumnPassImpl)(ra, a, rb, b, r, n, acc, out8);
 }
 }  // namespace sluice::kernels::filter_detail
 #endif

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/morphology/rank_rows_hwy.h"
+#include "kernels/morphology/selection_network.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
@@ -46,6 +47,9 @@ void RankPass(const T* in, T* out, const ImageGeom& g, const RankFilterParams& p
   for (int64_t pl = 0; pl < planes; ++pl) {
     const T* src = in + pl * g.stride_c;
     T* dst_plane = out + pl * g.stride_c;
+    // The padded row: the interior is one copy (contiguous pixels), only the window's margins go
+    // through the border table.
+    const int64_t left = std::min<int64_t>(p.anchor_x, wp), right_start = std::min<int64_t>(p.anchor_x + g.width, wp);
     auto pad_row = [&](int64_t r, T* row) {
       const int64_t sy = ys[size_t(r)];
       if (sy < 0) {
@@ -53,10 +57,17 @@ void RankPass(const T* in, T* out, const ImageGeom& g, const RankFilterParams& p
         return;
       }
       const T* s = src + sy * g.stride_y;
-      for (int64_t k = 0; k < wp; ++k) {
+      auto by_table = [&](int64_t k) {
         const int64_t sx = xs[size_t(k)];
         for (int64_t c = 0; c < ci; ++c) row[k * ci + c] = sx < 0 ? fill : s[sx * g.stride_x + c];
+      };
+      for (int64_t k = 0; k < left; ++k) by_table(k);
+      if (g.stride_x == ci) {
+        std::copy(s, s + (right_start - left) * ci, row + left * ci);
+      } else {
+        for (int64_t k = left; k < right_start; ++k) by_table(k);
       }
+      for (int64_t k = right_start; k < wp; ++k) by_table(k);
     };
     auto load = [&](int64_t r) {
       T* slot = ring.data() + (r % kh) * slot_len;
@@ -102,29 +113,11 @@ bool RankFilterSupports(DType t) {
 }
 
 std::vector<std::pair<uint8_t, uint8_t>> SelectionNetwork(int n, int k) {
-  if (n < 1 || n > 256 || k < 0 || k >= n) throw Error("SelectionNetwork: bad size or rank");
-  int p2 = 1;
-  while (p2 < n) p2 *= 2;
-  // Batcher's odd-even merge sort (Knuth's iterative form).
-  std::vector<std::pair<int, int>> all;
-  for (int p = 1; p < p2; p *= 2)
-    for (int q = p; q >= 1; q /= 2)
-      for (int j = q % p; j + q < p2; j += 2 * q)
-        for (int i = 0; i < q && i + j + q < p2; ++i)
-          if ((i + j) / (2 * p) == (i + j + q) / (2 * p)) all.emplace_back(i + j, i + j + q);
-  // Backwards: keep a comparator when it touches a position that reaches position k.
-  std::vector<bool> needed(static_cast<size_t>(p2), false);
-  needed[size_t(k)] = true;
-  std::vector<std::pair<uint8_t, uint8_t>> kept;
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    const auto [a, b] = *it;
-    if (a >= n || b >= n) continue;  // +max padding: a no-op
-    if (!needed[size_t(a)] && !needed[size_t(b)]) continue;
-    needed[size_t(a)] = needed[size_t(b)] = true;
-    kept.emplace_back(uint8_t(a), uint8_t(b));
-  }
-  std::reverse(kept.begin(), kept.end());
-  return kept;
+  if (n < 1 || n > morph_detail::kMaxNetwork || k < 0 || k >= n) throw Error("SelectionNetwork: bad size or rank");
+  const morph_detail::SelectionNet net = morph_detail::MakeSelectionNetwork(n, k);
+  std::vector<std::pair<uint8_t, uint8_t>> out;
+  for (int c = 0; c < net.size; ++c) out.emplace_back(net.a[c], net.b[c]);
+  return out;
 }
 
 void RankFilter2D(const void* in, void* out, DType type, const ImageGeom& g, const RankFilterParams& p) {

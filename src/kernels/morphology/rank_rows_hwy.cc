@@ -10,8 +10,10 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "kernels/morphology/rank_rows_hwy.h"
+#include "kernels/morphology/selection_network.h"
 #include "sluice/error.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -52,6 +54,37 @@ void ExtremumT(const T* const* src, int k, int64_t n, bool is_max, T* out) {
   }
 }
 
+// The network of a window of N values, fixed at compile time so that the vectors stay in registers.
+template <int N>
+inline constexpr morph_detail::SelectionNet kNet = morph_detail::MakeSelectionNetwork(N, N / 2);
+
+template <int N, class V, size_t... I>
+HWY_INLINE void ApplyNet(V* v, std::index_sequence<I...>) {
+  ((void)[&] {
+    constexpr int a = kNet<N>.a[I], b = kNet<N>.b[I];
+    const V lo = hn::Min(v[a], v[b]);
+    v[b] = hn::Max(v[a], v[b]);
+    v[a] = lo;
+  }(), ...);
+}
+
+// MedianT for a window of exactly N = kh * kw values: the network unrolled.
+template <int N, typename T>
+int64_t MedianFixed(const T* const* rows, int kh, int kw, int64_t step, int64_t n, T* out) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const auto L = static_cast<int64_t>(hn::Lanes(d));
+  int64_t e = 0;
+  for (; e + L <= n; e += L) {
+    V v[N];
+    for (int i = 0; i < kh; ++i)
+      for (int j = 0; j < kw; ++j) v[i * kw + j] = hn::LoadU(d, rows[i] + e + j * step);
+    ApplyNet<N>(v, std::make_index_sequence<size_t(kNet<N>.size)>());
+    hn::StoreU(v[N / 2], d, out + e);
+  }
+  return e;
+}
+
 template <typename T>
 void MedianT(const T* const* rows, int kh, int kw, int64_t step, int64_t n, const uint8_t* pairs, int npairs,
              int rank, T* out) {
@@ -59,7 +92,10 @@ void MedianT(const T* const* rows, int kh, int kw, int64_t step, int64_t n, cons
   const auto N = static_cast<int64_t>(hn::Lanes(d));
   const int count = kh * kw;
   int64_t e = 0;
+  if (count == 9) e = MedianFixed<9>(rows, kh, kw, step, n, out);
+  if (count == 25) e = MedianFixed<25>(rows, kh, kw, step, n, out);
   hn::Vec<decltype(d)> v[kMaxNetwork];
+  if (count != 9 && count != 25)
   for (; e + N <= n; e += N) {
     for (int i = 0; i < kh; ++i)
       for (int j = 0; j < kw; ++j) v[i * kw + j] = hn::LoadU(d, rows[i] + e + j * step);

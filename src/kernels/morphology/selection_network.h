@@ -1,0 +1,51 @@
+// Internal: the compare-exchange network of the median filter, built at compile time where the
+// window size is known (3x3, 5x5) and at run time otherwise. The network places the element of rank
+// k of n values (n <= 64) at position k: Batcher's odd-even merge sort over the next power of two,
+// the comparators touching positions >= n dropped (those would hold +max, which never moves) and
+// those that cannot reach position k pruned (backwards from k). Each pair (a[i], b[i]) puts the
+// smaller value at a[i] and the larger at b[i].
+#pragma once
+#include <cstdint>
+
+namespace sluice::kernels::morph_detail {
+
+struct SelectionNet {
+  static constexpr int kMaxPairs = 600;  // Batcher's network for 64 values has 543 comparators
+  uint8_t a[kMaxPairs] = {}, b[kMaxPairs] = {};
+  int size = 0;
+};
+
+constexpr SelectionNet MakeSelectionNetwork(int n, int k) {
+  SelectionNet all, kept;
+  int p2 = 1;
+  while (p2 < n) p2 *= 2;
+  // Batcher's odd-even merge sort (Knuth's iterative form), comparators inside [0, n) only.
+  for (int p = 1; p < p2; p *= 2)
+    for (int q = p; q >= 1; q /= 2)
+      for (int j = q % p; j + q < p2; j += 2 * q)
+        for (int i = 0; i < q && i + j + q < p2; ++i)
+          if ((i + j) / (2 * p) == (i + j + q) / (2 * p) && i + j + q < n) {
+            all.a[all.size] = uint8_t(i + j);
+            all.b[all.size] = uint8_t(i + j + q);
+            ++all.size;
+          }
+  bool needed[64] = {};
+  needed[k] = true;
+  SelectionNet rev;
+  for (int c = all.size - 1; c >= 0; --c) {
+    const int a = all.a[c], b = all.b[c];
+    if (!needed[a] && !needed[b]) continue;
+    needed[a] = needed[b] = true;
+    rev.a[rev.size] = uint8_t(a);
+    rev.b[rev.size] = uint8_t(b);
+    ++rev.size;
+  }
+  for (int c = 0; c < rev.size; ++c) {
+    kept.a[c] = rev.a[rev.size - 1 - c];
+    kept.b[c] = rev.b[rev.size - 1 - c];
+  }
+  kept.size = rev.size;
+  return kept;
+}
+
+}  // namespace sluice::kernels::morph_detail
