@@ -119,6 +119,67 @@ void LaplacianColumnPassImpl(const float* const* ra, const float* a, const float
   }
 }
 
+void LaplacianRowPassI16Impl(const int16_t* c, int64_t n, int64_t step, int r, const int16_t* ws, const int16_t* wd,
+                             int16_t* hs, int16_t* hd) {
+  const hn::ScalableTag<int16_t> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t e = 0;
+  for (; e + N <= n; e += N) {
+    const auto c0 = hn::LoadU(d, c + e);
+    auto s0 = hn::Mul(hn::Set(d, ws[0]), c0), d0 = hn::Mul(hn::Set(d, wd[0]), c0);
+    for (int k = 1; k <= r; ++k) {
+      const auto p0 = hn::Add(hn::LoadU(d, c + e - k * step), hn::LoadU(d, c + e + k * step));
+      if (ws[k] != 0) s0 = hn::Add(s0, hn::Mul(hn::Set(d, ws[k]), p0));
+      if (wd[k] != 0) d0 = hn::Add(d0, hn::Mul(hn::Set(d, wd[k]), p0));
+    }
+    hn::StoreU(s0, d, hs + e);
+    hn::StoreU(d0, d, hd + e);
+  }
+  for (; e < n; ++e) {
+    int s0 = ws[0] * c[e], d0 = wd[0] * c[e];
+    for (int k = 1; k <= r; ++k) {
+      const int pr = c[e - k * step] + c[e + k * step];
+      s0 += ws[k] * pr;
+      d0 += wd[k] * pr;
+    }
+    hs[e] = static_cast<int16_t>(s0);
+    hd[e] = static_cast<int16_t>(d0);
+  }
+}
+
+void LaplacianColumnPassI16Impl(const int16_t* const* ra, const int16_t* a, const int16_t* const* rb, const int16_t* b,
+                                int r, int64_t n, int16_t* out16, uint8_t* out8) {
+  const hn::ScalableTag<int16_t> d;
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t e = 0;
+  for (; e + N <= n; e += N) {
+    auto x = hn::Mul(hn::Set(d, a[0]), hn::LoadU(d, ra[r] + e));
+    auto y = hn::Mul(hn::Set(d, b[0]), hn::LoadU(d, rb[r] + e));
+    for (int k = 1; k <= r; ++k) {
+      if (a[k] != 0) x = hn::Add(x, hn::Mul(hn::Set(d, a[k]), hn::Add(hn::LoadU(d, ra[r - k] + e), hn::LoadU(d, ra[r + k] + e))));
+      if (b[k] != 0) y = hn::Add(y, hn::Mul(hn::Set(d, b[k]), hn::Add(hn::LoadU(d, rb[r - k] + e), hn::LoadU(d, rb[r + k] + e))));
+    }
+    const auto v = hn::Add(x, y);
+    if (out8)
+      hn::StoreU(hn::DemoteTo(d8, v), d8, out8 + e);
+    else
+      hn::StoreU(v, d, out16 + e);
+  }
+  for (; e < n; ++e) {
+    int x = a[0] * ra[r][e], y = b[0] * rb[r][e];
+    for (int k = 1; k <= r; ++k) {
+      x += a[k] * (ra[r - k][e] + ra[r + k][e]);
+      y += b[k] * (rb[r - k][e] + rb[r + k][e]);
+    }
+    const int v = x + y;
+    if (out8)
+      out8[e] = static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+    else
+      out16[e] = static_cast<int16_t>(v);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace sluice::kernels::filter_detail
 HWY_AFTER_NAMESPACE();
@@ -127,6 +188,16 @@ HWY_AFTER_NAMESPACE();
 namespace sluice::kernels::filter_detail {
 HWY_EXPORT(LaplacianRowPassImpl);
 HWY_EXPORT(LaplacianColumnPassImpl);
+HWY_EXPORT(LaplacianRowPassI16Impl);
+HWY_EXPORT(LaplacianColumnPassI16Impl);
+void LaplacianRowPassI16(const int16_t* c, int64_t n, int64_t step, int r, const int16_t* ws, const int16_t* wd,
+                         int16_t* hs, int16_t* hd) {
+  HWY_DYNAMIC_DISPATCH(LaplacianRowPassI16Impl)(c, n, step, r, ws, wd, hs, hd);
+}
+void LaplacianColumnPassI16(const int16_t* const* ra, const int16_t* a, const int16_t* const* rb, const int16_t* b,
+                            int r, int64_t n, int16_t* out16, uint8_t* out8) {
+  HWY_DYNAMIC_DISPATCH(LaplacianColumnPassI16Impl)(ra, a, rb, b, r, n, out16, out8);
+}
 void LaplacianRowPass(const float* c, int64_t n, int64_t step, int r, const float* ws, const float* wd, float* hs,
                       float* hd) {
   HWY_DYNAMIC_DISPATCH(LaplacianRowPassImpl)(c, n, step, r, ws, wd, hs, hd);

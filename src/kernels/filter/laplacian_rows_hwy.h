@@ -21,4 +21,12 @@ void LaplacianRowPass(const float* c, int64_t n, int64_t step, int r, const floa
 void LaplacianColumnPass(const float* const* ra, const float* a, const float* const* rb, const float* b, int r,
                          int64_t n, float* acc, uint8_t* out8);
 
+// The same two passes in int16 (exact: the caller checks that every weight is an integer and that
+// no sum can leave the int16 range), for uint8 images; the column pass stores int16 into out16 or,
+// where out8 is not null, saturates to uint8 into out8 instead.
+void LaplacianRowPassI16(const int16_t* c, int64_t n, int64_t step, int r, const int16_t* ws, const int16_t* wd,
+                         int16_t* hs, int16_t* hd);
+void LaplacianColumnPassI16(const int16_t* const* ra, const int16_t* a, const int16_t* const* rb, const int16_t* b,
+                            int r, int64_t n, int16_t* out16, uint8_t* out8);
+
 }  // namespace sluice::kernels::filter_detail
