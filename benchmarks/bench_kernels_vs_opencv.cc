@@ -23,6 +23,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@
 #include "kernels/resize/resize.h"
 #include "kernels/warp/affine_transform.h"
 #include "kernels/warp/warp_affine.h"
+#include "kernels/warp/remap.h"
 #include "kernels/warp/warp_perspective.h"
 
 namespace {
@@ -295,6 +297,40 @@ Op PerspectiveOp(const std::string& name, PerspectiveInterp interp, int cv_inter
           }};
 }
 
+// experimental.remap, linear, pixel_origin "center": cv::remap with the same float maps (a mild
+// swirl), BORDER_CONSTANT 0. The maps are built once per size, outside the timed loop.
+Op RemapOp() {
+  struct Maps {
+    cv::Mat x, y;
+  };
+  auto maps = std::make_shared<std::vector<std::pair<std::pair<int, int>, Maps>>>();
+  auto get = [maps](int w, int h) -> const Maps& {
+    for (const auto& [k, v] : *maps)
+      if (k == std::make_pair(w, h)) return v;
+    Maps m{cv::Mat(h, w, CV_32F), cv::Mat(h, w, CV_32F)};
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double dx = x - w / 2.0, dy = y - h / 2.0, a = 0.3 * std::exp(-std::hypot(dx, dy) / (0.4 * w));
+        m.x.at<float>(y, x) = float(w / 2.0 + dx * std::cos(a) - dy * std::sin(a));
+        m.y.at<float>(y, x) = float(h / 2.0 + dx * std::sin(a) + dy * std::cos(a));
+      }
+    maps->push_back({{w, h}, m});
+    return maps->back().second;
+  };
+  return {"remap_linear",
+          [get](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            const Maps& m = get(in.cols, in.rows);
+            const ImageGeom g = ImageGeom::HWC(in.rows, in.cols, 3);
+            Remap(in.data, g, out.data, g, DType::kUInt8, m.x.ptr<float>(), m.y.ptr<float>(), in.cols,
+                  PerspectiveInterp::kLinear, 0.f);
+          },
+          [get](const cv::Mat& in, cv::Mat& out) {
+            const Maps& m = get(in.cols, in.rows);
+            cv::remap(in, out, m.x, m.y, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+          }};
+}
+
 // ---- Colour ----
 
 // HSV adjustment, OpenCV's way: RGB -> HSV (full 0..255 hue), a 3-channel table, HSV -> RGB.
@@ -397,6 +433,7 @@ std::vector<Op> AllOps() {
       MorphOp("erode_3x3", false),
       PerspectiveOp("warp_perspective_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),
       PerspectiveOp("warp_perspective_nearest", PerspectiveInterp::kNearest, cv::INTER_NEAREST),
+      RemapOp(),
       HsvStyleOp("hsv", 30, 1.3, 0.9),
       HsvStyleOp("hue", 30, 1, 1),
       HsvStyleOp("saturation", 0, 1.5, 1),

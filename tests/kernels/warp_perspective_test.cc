@@ -4,9 +4,12 @@
 //     border mode, HWC and CHW, uint8 and float32, a smaller output: float within 1e-3, uint8
 //     within 1 (float32 vs double sums at rounding ties);
 //   - the identity matrix reproduces the image exactly, and an integer translation shifts it;
-//   - Invert3x3 against the product with the original.
+//   - Invert3x3 against the product with the original;
+//   - Remap with maps holding a homography's points gives WarpPerspective's bytes, and its corner
+//     shift is half a pixel.
 // OpenCV's cv2.warpPerspective and DALI 2.4's CPU operator: python/tests/test_warp_perspective.py.
 #include "kernels/warp/warp_perspective.h"
+#include "kernels/warp/remap.h"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +134,49 @@ TEST(WarpPerspectiveKernel, Invert3x3) {
     }
   const double singular[9] = {1, 2, 3, 2, 4, 6, 0, 0, 1};
   EXPECT_FALSE(Invert3x3(singular, inv));
+}
+
+TEST(RemapKernel, MapsOfAHomographyGiveTheWarp) {
+  std::mt19937 rng(8);
+  const int h = 19, w = 26, c_n = 3, oh = 15, ow = 21;
+  std::vector<uint8_t> img(size_t(h * w * c_n));
+  for (auto& v : img) v = uint8_t(rng() & 0xff);
+  PerspectiveParams p;
+  const double m[9] = {0.9, 0.15, -3.2, -0.1, 1.2, 2.7, 0.004, -0.003, 1.0};
+  std::copy(m, m + 9, p.map);
+  std::vector<float> mx(size_t(oh * ow)), my(mx.size());
+  for (int y = 0; y < oh; ++y)
+    for (int x = 0; x < ow; ++x) {
+      const double q = 1 / (m[6] * x + m[7] * y + m[8]);
+      // Points exact in float, so that both see the same coordinates.
+      mx[size_t(y * ow + x)] = float((m[0] * x + m[1] * y + m[2]) * q);
+      my[size_t(y * ow + x)] = float((m[3] * x + m[4] * y + m[5]) * q);
+    }
+  for (auto interp : {PerspectiveInterp::kNearest, PerspectiveInterp::kLinear, PerspectiveInterp::kCubic}) {
+    p.interp = interp;
+    std::vector<uint8_t> remapped(size_t(oh * ow * c_n)), shifted(remapped.size()), ref(remapped.size());
+    Remap(img.data(), ImageGeom::HWC(h, w, c_n), remapped.data(), ImageGeom::HWC(oh, ow, c_n), DType::kUInt8,
+          mx.data(), my.data(), ow, interp, 0.f);
+    // The reference sees the float points too: a warp whose map is the identity on them is not
+    // available, so sample each point with a translation-only homography per pixel.
+    for (int y = 0; y < oh; ++y)
+      for (int x = 0; x < ow; ++x) {
+        PerspectiveParams t;
+        t.interp = interp;
+        t.map[2] = mx[size_t(y * ow + x)];
+        t.map[5] = my[size_t(y * ow + x)];
+        WarpPerspective(img.data(), ImageGeom::HWC(h, w, c_n), &ref[size_t((y * ow + x) * c_n)],
+                        ImageGeom::HWC(1, 1, c_n), DType::kUInt8, t);
+      }
+    EXPECT_EQ(remapped, ref) << int(interp);
+    // pixel_origin "corner": the same points half a pixel up and left.
+    std::vector<float> mx2(mx), my2(my);
+    for (auto& v : mx2) v += 0.5f;
+    for (auto& v : my2) v += 0.5f;
+    Remap(img.data(), ImageGeom::HWC(h, w, c_n), shifted.data(), ImageGeom::HWC(oh, ow, c_n), DType::kUInt8,
+          mx2.data(), my2.data(), ow, interp, 0.5f);
+    EXPECT_EQ(shifted, remapped) << int(interp);
+  }
 }
 
 }  // namespace

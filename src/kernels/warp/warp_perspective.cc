@@ -1,135 +1,11 @@
 #include "kernels/warp/warp_perspective.h"
 
 #include <cmath>
-#include <limits>
-#include <type_traits>
 
+#include "kernels/warp/sample2d.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
-namespace {
-
-template <typename Fn>
-void VisitWarpType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("warp_perspective does not support " + std::string(ToString(t)));
-  }
-}
-
-// floor without a libm call (baseline x86-64 has no rounding instruction); |v| < 2^62.
-inline int64_t FloorI(double v) {
-  const auto i = static_cast<int64_t>(v);
-  return i - (v < static_cast<double>(i) ? 1 : 0);
-}
-
-// RoundSat<T>(v) (round to nearest even, saturate; NaN -> 0) without a libm call: after
-// clamping one step outside T's range, adding and subtracting 1.5 * 2^23 rounds as rint does.
-template <typename T>
-inline T RoundSat(float v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else {
-    constexpr float lo = static_cast<float>(std::numeric_limits<T>::min());
-    constexpr float hi = static_cast<float>(std::numeric_limits<T>::max());
-    v = v == v ? v : 0.f;
-    v = v < lo - 1 ? lo - 1 : (v > hi + 1 ? hi + 1 : v);
-    constexpr float magic = 12582912.0f;  // IEEE arithmetic: (v + M) - M is not folded to v
-    v = (v + magic) - magic;
-    return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
-  }
-}
-
-inline void CubicWeights(float x, float w[4]) {
-  constexpr float A = -0.75f;
-  w[0] = ((A * (x + 1) - 5 * A) * (x + 1) + 8 * A) * (x + 1) - 4 * A;
-  w[1] = ((A + 2) * x - (A + 3)) * x * x + 1;
-  w[2] = ((A + 2) * (1 - x) - (A + 3)) * (1 - x) * (1 - x) + 1;
-  w[3] = 1.f - w[0] - w[1] - w[2];
-}
-
-// kC: the channel count when known at compile time (1, 3, 4; 0: og.channels), so that the inner
-// loops over channels unroll.
-template <typename T, PerspectiveInterp kInterp, int kC>
-void WarpTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, const PerspectiveParams& p) {
-  const int64_t C = kC ? kC : og.channels, H = ig.height, W = ig.width;
-  const double* m = p.map;
-  std::vector<float> fill(static_cast<size_t>(C), 0.f);
-  for (int64_t c = 0; c < C; ++c)
-    if (!p.fill.empty()) fill[size_t(c)] = p.fill[p.fill.size() == 1 ? 0 : size_t(c)];
-  std::vector<float> acc_v(static_cast<size_t>(C));
-  float acc_fixed[kC > 0 ? kC : 1];
-  float* acc = kC ? acc_fixed : acc_v.data();
-  // A tap: the pixel's channels, or the fill where the border mode gives no pixel.
-  auto tap = [&](int64_t y, int64_t x, float w) {
-    const int64_t sy = (y >= 0 && y < H) ? y : BorderIndex(y, H, p.border);
-    const int64_t sx = (x >= 0 && x < W) ? x : BorderIndex(x, W, p.border);
-    if (sy < 0 || sx < 0) {
-      for (int64_t c = 0; c < C; ++c) acc[c] += w * fill[size_t(c)];
-      return;
-    }
-    const T* px = in + sy * ig.stride_y + sx * ig.stride_x;
-    for (int64_t c = 0; c < C; ++c) acc[c] += w * static_cast<float>(px[c * ig.stride_c]);
-  };
-  for (int64_t y = 0; y < og.height; ++y) {
-    const double xr = m[1] * double(y) + m[2], yr = m[4] * double(y) + m[5], wr = m[7] * double(y) + m[8];
-    for (int64_t x = 0; x < og.width; ++x) {
-      double wq = m[6] * double(x) + wr;
-      wq = wq != 0 ? 1.0 / wq : 0.0;
-      const double sx = (m[0] * double(x) + xr) * wq, sy = (m[3] * double(x) + yr) * wq;
-      T* o = out + y * og.stride_y + x * og.stride_x;
-      if (!std::isfinite(sx) || !std::isfinite(sy) || std::fabs(sx) > 1e9 || std::fabs(sy) > 1e9) {
-        for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = RoundSat<T>(fill[size_t(c)]);
-        continue;
-      }
-      if constexpr (kInterp == PerspectiveInterp::kNearest) {
-        const int64_t ix = FloorI(sx + 0.5), iy = FloorI(sy + 0.5);
-        const int64_t py = (iy >= 0 && iy < H) ? iy : BorderIndex(iy, H, p.border);
-        const int64_t pxi = (ix >= 0 && ix < W) ? ix : BorderIndex(ix, W, p.border);
-        if (py < 0 || pxi < 0) {
-          for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = RoundSat<T>(fill[size_t(c)]);
-        } else {
-          const T* s = in + py * ig.stride_y + pxi * ig.stride_x;
-          for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = s[c * ig.stride_c];
-        }
-        continue;
-      } else {
-        const int64_t x0 = FloorI(sx), y0 = FloorI(sy);
-        const auto fx = static_cast<float>(sx - double(x0)), fy = static_cast<float>(sy - double(y0));
-        std::fill(acc, acc + C, 0.f);
-        if constexpr (kInterp == PerspectiveInterp::kLinear) {
-          if (x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H) {
-            const T* a = in + y0 * ig.stride_y + x0 * ig.stride_x;
-            const T* b = a + ig.stride_y;
-            for (int64_t c = 0; c < C; ++c) {
-              const int64_t k = c * ig.stride_c;
-              const float top = float(a[k]) + fx * (float(a[k + ig.stride_x]) - float(a[k]));
-              const float bot = float(b[k]) + fx * (float(b[k + ig.stride_x]) - float(b[k]));
-              acc[c] = top + fy * (bot - top);
-            }
-          } else {
-            tap(y0, x0, (1 - fx) * (1 - fy));
-            tap(y0, x0 + 1, fx * (1 - fy));
-            tap(y0 + 1, x0, (1 - fx) * fy);
-            tap(y0 + 1, x0 + 1, fx * fy);
-          }
-        } else {
-          float wx[4], wy[4];
-          CubicWeights(fx, wx);
-          CubicWeights(fy, wy);
-          for (int i = 0; i < 4; ++i)
-            for (int j = 0; j < 4; ++j) tap(y0 - 1 + i, x0 - 1 + j, wy[i] * wx[j]);
-        }
-        for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = RoundSat<T>(acc[c]);
-      }
-    }
-  }
-}
-
-}  // namespace
 
 bool WarpPerspectiveSupports(DType t) {
   return t == DType::kUInt8 || t == DType::kInt16 || t == DType::kUInt16 || t == DType::kFloat32;
@@ -154,31 +30,14 @@ bool Invert3x3(const double* m, double* r) {
 
 void WarpPerspective(const void* in, const ImageGeom& ig, void* out, const ImageGeom& og, DType type,
                      const PerspectiveParams& p) {
-  if (og.height <= 0 || og.width <= 0 || og.channels <= 0) return;
-  if (ig.channels != og.channels) throw Error("warp_perspective: input and output channel counts differ");
-  if (ig.height <= 0 || ig.width <= 0) throw Error("warp_perspective: empty input image");
-  VisitWarpType(type, [&](auto z) {
-    using T = decltype(z);
-    const T* src = static_cast<const T*>(in);
-    T* dst = static_cast<T*>(out);
-    auto by_channels = [&](auto interp) {
-      constexpr PerspectiveInterp kI = decltype(interp)::value;
-      switch (og.channels) {
-        case 1: return WarpTyped<T, kI, 1>(src, ig, dst, og, p);
-        case 3: return WarpTyped<T, kI, 3>(src, ig, dst, og, p);
-        case 4: return WarpTyped<T, kI, 4>(src, ig, dst, og, p);
-        default: return WarpTyped<T, kI, 0>(src, ig, dst, og, p);
-      }
-    };
-    switch (p.interp) {
-      case PerspectiveInterp::kNearest:
-        return by_channels(std::integral_constant<PerspectiveInterp, PerspectiveInterp::kNearest>{});
-      case PerspectiveInterp::kLinear:
-        return by_channels(std::integral_constant<PerspectiveInterp, PerspectiveInterp::kLinear>{});
-      case PerspectiveInterp::kCubic:
-        return by_channels(std::integral_constant<PerspectiveInterp, PerspectiveInterp::kCubic>{});
-    }
-  });
+  const double* m = p.map;
+  warp_detail::SampleImage(in, ig, out, og, type, p.interp, p.border, p.fill,
+                           [m](int64_t x, int64_t y, double* sx, double* sy) {
+                             double w = m[6] * double(x) + m[7] * double(y) + m[8];
+                             w = w != 0 ? 1.0 / w : 0.0;
+                             *sx = (m[0] * double(x) + m[1] * double(y) + m[2]) * w;
+                             *sy = (m[3] * double(x) + m[4] * double(y) + m[5]) * w;
+                           });
 }
 
 }  // namespace sluice::kernels
