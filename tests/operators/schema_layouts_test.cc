@@ -77,6 +77,8 @@ std::map<std::string, std::vector<OperatorDef>> Calls() {
       {"experimental.dilate", {op("experimental.dilate")}},
       {"experimental.erode", {op("experimental.erode")}},
       {"experimental.remap", {op("experimental.remap")}},
+      {"sphere", {op("sphere")}},
+      {"water", {op("water")}},
       {"experimental.warp_perspective",
        {op("experimental.warp_perspective").Arg("matrix", std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1})}},
       {"grid_mask", {op("grid_mask")}},
