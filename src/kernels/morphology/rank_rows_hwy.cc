@@ -62,9 +62,16 @@ template <int N, class V, size_t... I>
 HWY_INLINE void ApplyNet(V* v, std::index_sequence<I...>) {
   ((void)[&] {
     constexpr int a = kNet<N>.a[I], b = kNet<N>.b[I];
-    const V lo = hn::Min(v[a], v[b]);
-    v[b] = hn::Max(v[a], v[b]);
-    v[a] = lo;
+    constexpr bool lo_live = kNet<N>.min_live[I], hi_live = kNet<N>.max_live[I];
+    if constexpr (lo_live && hi_live) {
+      const V lo = hn::Min(v[a], v[b]);
+      v[b] = hn::Max(v[a], v[b]);
+      v[a] = lo;
+    } else if constexpr (lo_live) {
+      v[a] = hn::Min(v[a], v[b]);
+    } else {
+      v[b] = hn::Max(v[a], v[b]);
+    }
   }(), ...);
 }
 
