@@ -74,9 +74,32 @@ void RankPass(const T* in, T* out, const ImageGeom& g, const RankFilterParams& p
       if (median) {
         pad_row(r, slot);
       } else {
-        pad_row(r, pad.data());
-        for (int j = 0; j < kw; ++j) srcs[size_t(j)] = pad.data() + j * ci;
-        morph_detail::ExtremumOfRows(srcs.data(), kw, n, p.op == RankOp::kMax, type, slot);
+        const bool is_max = p.op == RankOp::kMax;
+        const int64_t sy = ys[size_t(r)];
+        // Outputs [x_lo, x_hi) have every tap inside the row: read the source row directly; only
+        // the margins go through a padded copy of the columns they read.
+        const int64_t x_lo = p.anchor_x, x_hi = g.width - (kw - 1 - p.anchor_x);
+        if (sy < 0 || g.stride_x != ci || x_hi <= x_lo) {
+          pad_row(r, pad.data());
+          for (int j = 0; j < kw; ++j) srcs[size_t(j)] = pad.data() + j * ci;
+          morph_detail::ExtremumOfRows(srcs.data(), kw, n, is_max, type, slot);
+          return;
+        }
+        const T* s = src + sy * g.stride_y;
+        for (int j = 0; j < kw; ++j) srcs[size_t(j)] = s + (x_lo - p.anchor_x + j) * ci;
+        morph_detail::ExtremumOfRows(srcs.data(), kw, (x_hi - x_lo) * ci, is_max, type, slot + x_lo * ci);
+        // Margins: padded columns k = x + j for outputs x in [0, x_lo) and [x_hi, width).
+        auto margin = [&](int64_t x0, int64_t x1) {
+          if (x1 <= x0) return;
+          for (int64_t k = x0; k < x1 + kw - 1; ++k) {
+            const int64_t sx = xs[size_t(k)];
+            for (int64_t c = 0; c < ci; ++c) pad[size_t(k * ci + c)] = sx < 0 ? fill : s[sx * g.stride_x + c];
+          }
+          for (int j = 0; j < kw; ++j) srcs[size_t(j)] = pad.data() + (x0 + j) * ci;
+          morph_detail::ExtremumOfRows(srcs.data(), kw, (x1 - x0) * ci, is_max, type, slot + x0 * ci);
+        };
+        margin(0, x_lo);
+        margin(x_hi, g.width);
       }
     };
     for (int64_t r = 0; r + 1 < kh; ++r) load(r);

@@ -47,6 +47,14 @@ void ExtremumT(const T* const* src, int k, int64_t n, bool is_max, T* out) {
       hn::StoreU(b, d, out + e + N);
     }
   }
+  // The rest: whole vectors, the last one overlapping the previous (out never aliases src, so
+  // recomputing an element gives the same value), scalar only for rows shorter than a vector.
+  for (; e < n && n >= N; e += N) {
+    const int64_t at = e + N <= n ? e : n - N;
+    auto a = hn::LoadU(d, src[0] + at);
+    for (int j = 1; j < k; ++j) a = is_max ? hn::Max(a, hn::LoadU(d, src[j] + at)) : hn::Min(a, hn::LoadU(d, src[j] + at));
+    hn::StoreU(a, d, out + at);
+  }
   for (; e < n; ++e) {
     T v = src[0][e];
     for (int j = 1; j < k; ++j) v = is_max ? std::max(v, src[j][e]) : std::min(v, src[j][e]);
