@@ -67,6 +67,10 @@ template <typename T, PerspectiveInterp kInterp, int kC, typename CoordFn>
 void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, BorderMode border,
                  const std::vector<float>& fill_in, const CoordFn& coord) {
   const int64_t C = kC ? kC : og.channels, H = ig.height, W = ig.width;
+  // Locals, not the views' fields: a uint8 store may alias anything, and the compiler would reload
+  // every field after each one.
+  const int64_t isy = ig.stride_y, isx = ig.stride_x, isc = ig.stride_c;
+  const int64_t osy = og.stride_y, osx = og.stride_x, osc = og.stride_c, oh = og.height, ow = og.width;
   std::vector<float> fill(static_cast<size_t>(C), 0.f);
   for (int64_t c = 0; c < C; ++c)
     if (!fill_in.empty()) fill[size_t(c)] = fill_in[fill_in.size() == 1 ? 0 : size_t(c)];
@@ -81,16 +85,16 @@ void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, 
       for (int64_t c = 0; c < C; ++c) acc[c] += w * fill[size_t(c)];
       return;
     }
-    const T* px = in + sy * ig.stride_y + sx * ig.stride_x;
-    for (int64_t c = 0; c < C; ++c) acc[c] += w * static_cast<float>(px[c * ig.stride_c]);
+    const T* px = in + sy * isy + sx * isx;
+    for (int64_t c = 0; c < C; ++c) acc[c] += w * static_cast<float>(px[c * isc]);
   };
-  for (int64_t y = 0; y < og.height; ++y) {
-    for (int64_t x = 0; x < og.width; ++x) {
+  for (int64_t y = 0; y < oh; ++y) {
+    for (int64_t x = 0; x < ow; ++x) {
       double sx, sy;
       coord(x, y, &sx, &sy);
-      T* o = out + y * og.stride_y + x * og.stride_x;
+      T* o = out + y * osy + x * osx;
       if (!std::isfinite(sx) || !std::isfinite(sy) || std::fabs(sx) > 1e9 || std::fabs(sy) > 1e9) {
-        for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = RoundSat<T>(fill[size_t(c)]);
+        for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(fill[size_t(c)]);
         continue;
       }
       if constexpr (kInterp == PerspectiveInterp::kNearest) {
@@ -98,10 +102,10 @@ void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, 
         const int64_t py = (iy >= 0 && iy < H) ? iy : BorderIndex(iy, H, border);
         const int64_t pxi = (ix >= 0 && ix < W) ? ix : BorderIndex(ix, W, border);
         if (py < 0 || pxi < 0) {
-          for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = RoundSat<T>(fill[size_t(c)]);
+          for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(fill[size_t(c)]);
         } else {
-          const T* s = in + py * ig.stride_y + pxi * ig.stride_x;
-          for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = s[c * ig.stride_c];
+          const T* s = in + py * isy + pxi * isx;
+          for (int64_t c = 0; c < C; ++c) o[c * osc] = s[c * isc];
         }
         continue;
       } else {
@@ -110,12 +114,12 @@ void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, 
         std::fill(acc, acc + C, 0.f);
         if constexpr (kInterp == PerspectiveInterp::kLinear) {
           if (x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H) {
-            const T* a = in + y0 * ig.stride_y + x0 * ig.stride_x;
-            const T* b = a + ig.stride_y;
+            const T* a = in + y0 * isy + x0 * isx;
+            const T* b = a + isy;
             for (int64_t c = 0; c < C; ++c) {
-              const int64_t k = c * ig.stride_c;
-              const float top = float(a[k]) + fx * (float(a[k + ig.stride_x]) - float(a[k]));
-              const float bot = float(b[k]) + fx * (float(b[k + ig.stride_x]) - float(b[k]));
+              const int64_t k = c * isc;
+              const float top = float(a[k]) + fx * (float(a[k + isx]) - float(a[k]));
+              const float bot = float(b[k]) + fx * (float(b[k + isx]) - float(b[k]));
               acc[c] = top + fy * (bot - top);
             }
           } else {
@@ -131,7 +135,7 @@ void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, 
           for (int i = 0; i < 4; ++i)
             for (int j = 0; j < 4; ++j) tap(y0 - 1 + i, x0 - 1 + j, wy[i] * wx[j]);
         }
-        for (int64_t c = 0; c < C; ++c) o[c * og.stride_c] = RoundSat<T>(acc[c]);
+        for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(acc[c]);
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "kernels/warp/warp_perspective.h"
 
+#include <array>
 #include <cmath>
 
 #include "kernels/warp/sample2d.h"
@@ -30,7 +31,8 @@ bool Invert3x3(const double* m, double* r) {
 
 void WarpPerspective(const void* in, const ImageGeom& ig, void* out, const ImageGeom& og, DType type,
                      const PerspectiveParams& p) {
-  const double* m = p.map;
+  std::array<double, 9> m;  // by value in the functor: not reloaded after every uint8 store
+  std::copy(p.map, p.map + 9, m.begin());
   warp_detail::SampleImage(in, ig, out, og, type, p.interp, p.border, p.fill,
                            [m](int64_t x, int64_t y, double* sx, double* sy) {
                              double w = m[6] * double(x) + m[7] * double(y) + m[8];
