@@ -1,5 +1,6 @@
-// Sluice's geometry, colour and blur kernels against OpenCV, one thread, on the same images with the
-// same parameters (issue 14, "Speed"). Built only where CMake finds OpenCV (core, imgproc); run it
+// Sluice's geometry, colour, blur and filter kernels (Laplacian, median, dilate/erode, perspective
+// warp, remap: issue 26) against OpenCV, one thread, on the same images with the same parameters
+// (issue 14, "Speed"). Built only where CMake finds OpenCV (core, imgproc); run it
 // with `make bench-opencv`, which also prints the ratio table (benchmarks/opencv_ratio_table.py).
 //
 // Benchmarks are named <op>/<side>/<width>x<height>, side "sluice" or "opencv"; the ratio of an op
