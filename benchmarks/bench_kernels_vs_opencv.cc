@@ -1,5 +1,6 @@
-// Sluice's geometry, colour and blur kernels against OpenCV, one thread, on the same images with the
-// same parameters (issue 14, "Speed"). Built only where CMake finds OpenCV (core, imgproc); run it
+// Sluice's geometry, colour, blur and filter kernels (Laplacian, median, dilate/erode, perspective
+// warp, remap: issue 26) against OpenCV, one thread, on the same images with the same parameters
+// (issue 14, "Speed"). Built only where CMake finds OpenCV (core, imgproc); run it
 // with `make bench-opencv`, which also prints the ratio table (benchmarks/opencv_ratio_table.py).
 //
 // Benchmarks are named <op>/<side>/<width>x<height>, side "sluice" or "opencv"; the ratio of an op
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,9 +37,13 @@
 #include "kernels/decode/image_decoder.h"
 #include "kernels/filter/convolution.h"
 #include "kernels/filter/gaussian_window.h"
+#include "kernels/filter/laplacian.h"
+#include "kernels/morphology/rank_filter.h"
 #include "kernels/resize/resize.h"
 #include "kernels/warp/affine_transform.h"
 #include "kernels/warp/warp_affine.h"
+#include "kernels/warp/remap.h"
+#include "kernels/warp/warp_perspective.h"
 
 namespace {
 using namespace sluice::kernels;
@@ -229,6 +235,103 @@ Op BlurOp(const std::string& name, float sigma) {
           }};
 }
 
+// DALI's laplacian with window_size = smoothing_size = k, uint8 -> uint8 (DALI's default dtype: the
+// input's): cv::Laplacian(ksize = k, CV_8U), the same numbers (reflect-101 borders, saturated).
+Op LaplacianOp(const std::string& name, int k) {
+  const LaplacianWindows w = MakeLaplacianWindows(k, k, k, k, false, 1, 1);
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            Laplacian2D(in.data, DType::kUInt8, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), w);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) { cv::Laplacian(in, out, CV_8U, k, 1, 0, cv::BORDER_REFLECT_101); }};
+}
+
+// experimental.median_blur (window k x k, replicated border): cv::medianBlur, the same values.
+Op MedianOp(const std::string& name, int k) {
+  const RankFilterParams p{RankOp::kMedian, k, k, k / 2, k / 2, BorderMode::kClamp};
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), p);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) { cv::medianBlur(in, out, k); }};
+}
+
+// experimental.dilate / erode with DALI's defaults (3x3 mask, constant neutral border):
+// cv::dilate / cv::erode with a 3x3 rectangle, the same values.
+Op MorphOp(const std::string& name, bool dilate) {
+  const RankFilterParams p{dilate ? RankOp::kMax : RankOp::kMin, 3, 3, 1, 1, BorderMode::kConstant};
+  const cv::Mat element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), p);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) {
+            if (dilate)
+              cv::dilate(in, out, element);
+            else
+              cv::erode(in, out, element);
+          }};
+}
+
+// experimental.warp_perspective, linear, constant border 0, a mild homography (destination ->
+// source, OpenCV's pixel-centre convention): cv::warpPerspective with WARP_INVERSE_MAP (fixed-point
+// coordinates and weights; Sluice computes them in double / float32).
+Op PerspectiveOp(const std::string& name, PerspectiveInterp interp, int cv_interp) {
+  const double m[9] = {0.9, 0.1, 10, -0.05, 1.1, 5, 0.0002, 0.0001, 1};
+  PerspectiveParams p;
+  std::copy(m, m + 9, p.map);
+  p.interp = interp;
+  cv::Mat cm(3, 3, CV_64F);
+  for (int k = 0; k < 9; ++k) cm.at<double>(k / 3, k % 3) = m[k];
+  return {name,
+          [=](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            const ImageGeom g = ImageGeom::HWC(in.rows, in.cols, 3);
+            WarpPerspective(in.data, g, out.data, g, DType::kUInt8, p);
+          },
+          [=](const cv::Mat& in, cv::Mat& out) {
+            cv::warpPerspective(in, out, cm, in.size(), cv_interp | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT,
+                                cv::Scalar::all(0));
+          }};
+}
+
+// experimental.remap, linear, pixel_origin "center": cv::remap with the same float maps (a mild
+// swirl), BORDER_CONSTANT 0. The maps are built once per size, outside the timed loop.
+Op RemapOp() {
+  struct Maps {
+    cv::Mat x, y;
+  };
+  auto maps = std::make_shared<std::vector<std::pair<std::pair<int, int>, Maps>>>();
+  auto get = [maps](int w, int h) -> const Maps& {
+    for (const auto& [k, v] : *maps)
+      if (k == std::make_pair(w, h)) return v;
+    Maps m{cv::Mat(h, w, CV_32F), cv::Mat(h, w, CV_32F)};
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double dx = x - w / 2.0, dy = y - h / 2.0, a = 0.3 * std::exp(-std::hypot(dx, dy) / (0.4 * w));
+        m.x.at<float>(y, x) = float(w / 2.0 + dx * std::cos(a) - dy * std::sin(a));
+        m.y.at<float>(y, x) = float(h / 2.0 + dx * std::sin(a) + dy * std::cos(a));
+      }
+    maps->push_back({{w, h}, m});
+    return maps->back().second;
+  };
+  return {"remap_linear",
+          [get](const cv::Mat& in, cv::Mat& out) {
+            out.create(in.rows, in.cols, CV_8UC3);
+            const Maps& m = get(in.cols, in.rows);
+            const ImageGeom g = ImageGeom::HWC(in.rows, in.cols, 3);
+            Remap(in.data, g, out.data, g, DType::kUInt8, m.x.ptr<float>(), m.y.ptr<float>(), in.cols,
+                  PerspectiveInterp::kLinear, 0.f);
+          },
+          [get](const cv::Mat& in, cv::Mat& out) {
+            const Maps& m = get(in.cols, in.rows);
+            cv::remap(in, out, m.x, m.y, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+          }};
+}
+
 // ---- Colour ----
 
 // HSV adjustment, OpenCV's way: RGB -> HSV (full 0..255 hue), a 3-channel table, HSV -> RGB.
@@ -323,6 +426,15 @@ std::vector<Op> AllOps() {
       RotateOp(),
       BlurOp("gaussian_blur_sigma1.5", 1.5f),
       BlurOp("gaussian_blur_sigma3", 3.0f),
+      LaplacianOp("laplacian_k3", 3),
+      LaplacianOp("laplacian_k5", 5),
+      MedianOp("median_blur_k3", 3),
+      MedianOp("median_blur_k5", 5),
+      MorphOp("dilate_3x3", true),
+      MorphOp("erode_3x3", false),
+      PerspectiveOp("warp_perspective_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),
+      PerspectiveOp("warp_perspective_nearest", PerspectiveInterp::kNearest, cv::INTER_NEAREST),
+      RemapOp(),
       HsvStyleOp("hsv", 30, 1.3, 0.9),
       HsvStyleOp("hue", 30, 1, 1),
       HsvStyleOp("saturation", 0, 1.5, 1),

@@ -1,0 +1,119 @@
+// laplacian: DALI's Laplacian (dali/operators/image/convolution/laplacian*.h) of 2-D images: the sum
+// of the second-order partial derivatives along H and W, each a separable filter with a derivative
+// window of `window_size` along its axis and a smoothing window of `smoothing_size` (default: the
+// window size) along the other (kernels/filter/laplacian.h has the windows), reflect-101 borders,
+// float32 arithmetic. window_size and smoothing_size are one value or one per axis (H, W); scale is
+// one factor or one per partial derivative (d/dH first); normalized_kernel scales each partial
+// derivative by 2^(-s + 4) (s: its two window sizes summed). Layouts HWC, CHW, HW and their
+// sequences (frame by frame; per-frame arguments through fn.per_frame).
+#include "kernels/filter/laplacian.h"
+#include "operators/filter/image_geom.h"
+#include "operators/operator.h"
+#include "operators/registry.h"
+
+namespace sluice {
+namespace {
+
+void CheckOddWindows(const ArgView& a, const char* name) {
+  for (double w : a.Numbers(name))
+    if (static_cast<int64_t>(w) % 2 == 0)
+      throw ArgCheckError{name, "must be odd, got " + std::to_string(static_cast<int64_t>(w))};
+}
+
+class LaplacianOp : public Operator {
+ public:
+  explicit LaplacianOp(const OpSpec& spec) : Operator(spec), normalized_(Arg<bool>("normalized_kernel")) {}
+
+  std::vector<OutputDesc> Setup(Workspace& ws) override {
+    const TensorList& in = ws.Input(0);
+    types_ = ReadFilterBatchTypes(*this, ws);
+    const int n = ws.batch_size();
+    const auto windows = PerSampleListArg<int>(ws, "window_size");
+    const auto smooth = PerSampleListArg<int>(ws, "smoothing_size");
+    const auto scales = PerSampleListArg<float>(ws, "scale");
+    windows_.assign(static_cast<size_t>(n), {});
+    for (int i = 0; i < n; ++i) {
+      const auto& w = windows[static_cast<size_t>(i)];
+      const auto& s = smooth[static_cast<size_t>(i)].empty() ? w : smooth[static_cast<size_t>(i)];
+      const auto& sc = scales[static_cast<size_t>(i)];
+      // Lengths and values of per-sample inputs (constants were checked at the call).
+      auto pick = [&](const std::vector<int>& v, const char* arg, int axis, int lo) {
+        if (v.size() != 1 && v.size() != 2)
+          ThrowPerSample(arg, i, "expected 1 value or 2 (one per spatial axis), got " + std::to_string(v.size()));
+        const int x = v[v.size() == 1 ? 0 : static_cast<size_t>(axis)];
+        if (x < lo || x > 23 || x % 2 == 0)
+          ThrowPerSample(arg, i, "must be odd and in [" + std::to_string(lo) + ", 23], got " + std::to_string(x));
+        return x;
+      };
+      if (sc.size() != 1 && sc.size() != 2)
+        ThrowPerSample("scale", i, "expected 1 value or 2 (one per partial derivative), got " + std::to_string(sc.size()));
+      const char* sname = smooth[static_cast<size_t>(i)].empty() ? "window_size" : "smoothing_size";
+      windows_[static_cast<size_t>(i)] = kernels::MakeLaplacianWindows(
+          pick(w, "window_size", 0, 3), pick(w, "window_size", 1, 3), pick(s, sname, 0, 1), pick(s, sname, 1, 1),
+          normalized_, sc[0], sc[sc.size() == 1 ? 0 : 1]);
+    }
+    return {OutputDesc{in.shapes(), types_.out_type, types_.layout, in.is_contiguous()}};
+  }
+
+  void RunSample(Workspace& ws, int i, int) override {
+    const TensorList& in = ws.Input(0);
+    kernels::Laplacian2D(in.raw_sample(i), types_.in_type, ws.Output(0).raw_mutable_sample(i), types_.out_type,
+                         FilterImageGeom(in.shape(i), types_.layout), windows_[static_cast<size_t>(i)]);
+  }
+
+ private:
+  const bool normalized_;
+  FilterBatchTypes types_;
+  std::vector<kernels::LaplacianWindows> windows_;
+};
+
+}  // namespace
+
+SLUICE_REGISTER_OPERATORS(RegisterLaplacian) {
+  OpSchema s("laplacian");
+  s.Doc("Computes the Laplacian of images: the sum of the second-order partial derivatives along H and W, each a "
+        "separable convolution with a derivative window of window_size along its own axis and a smoothing window "
+        "of smoothing_size (default: window_size) along the other (binomial smoothing; the derivative window is "
+        "[1, -2, 1] convolved with the smoothing window two shorter, as cv2.Laplacian). Borders reflect-101; "
+        "float32 arithmetic, integer outputs rounded and saturated. HWC, CHW, HW images and sequences of them.")
+      .Input("input", "Images: uint8, int16, uint16 or float32.",
+             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32},
+             InputLayouts{"HWC", "CHW", "HW"}.AllowSequence())
+      .UnfoldsSequences()
+      .Output("output", "The Laplacian, same shape.")
+      .Arg("window_size", ArgType::kIntList, std::vector<int64_t>{3},
+           "Size of the derivative window, odd, in [3, 23]: one value or one per spatial axis (H, W) (per sample "
+           "allowed).",
+           true)
+      .Range(3, 23)
+      .Count({1, 2})
+      .Arg("smoothing_size", ArgType::kIntList, std::vector<int64_t>{},
+           "Size of the smoothing windows, odd, in [1, 23] (1: no smoothing): one value or one per spatial axis "
+           "(H, W) (per sample allowed). Not given: window_size.",
+           true)
+      .Range(1, 23)
+      .Count({0, 1, 2})
+      .Arg("scale", ArgType::kFloatList, std::vector<double>{1.0},
+           "Factors of the partial derivatives: one value or one per partial derivative (d/dH, d/dW) (per sample "
+           "allowed). Not with normalized_kernel=True.",
+           true)
+      .Count({1, 2})
+      .Arg("normalized_kernel", ArgType::kBool, false,
+           "Scale each partial derivative by 2^(-s + 4), s the sum of its two window sizes (DALI's 2^(-s + n + 2) "
+           "for n = 2 axes).")
+      .Check([](const ArgView& a) {
+        CheckOddWindows(a, "window_size");
+        CheckOddWindows(a, "smoothing_size");
+        const Value* norm = a.Get("normalized_kernel");
+        if (norm && std::get<bool>(*norm) && a.Given("scale"))
+          throw ArgCheckError{"scale", "must not be given with normalized_kernel=True"};
+      })
+      .Factory("cpu", MakeFactory<LaplacianOp>());
+  s.Arg("dtype", ArgType::kDType, std::string("uint8"),
+        "Output type: uint8, int16, uint16 or float32 (default: the input's; DALI allows only the input's or "
+        "float32). Integer results are rounded to nearest even and saturated.")
+      .Enum({"uint8", "int16", "uint16", "float32"});
+  r.Register(std::move(s));
+}
+
+}  // namespace sluice
