@@ -15,9 +15,17 @@ namespace {
 using namespace sluice::testing;
 
 // Sample i of `data` is a 2x3x1 uint8 HWC image filled with 10 * i; `index` holds each sample's branch.
+// cpu_depth: the prefetch queue's depth; the first run() schedules that many iterations, so a test
+// that feeds one batch per run() after the first needs 1.
+PipelineOptions SwitchOptions(int batch, int threads, int cpu_depth) {
+  PipelineOptions o = Options(batch, threads);
+  o.cpu_queue_depth = cpu_depth;
+  return o;
+}
+
 struct Switch {
-  explicit Switch(std::vector<int32_t> index, int threads = 2)
-      : index_(std::move(index)), p_(Options(static_cast<int>(index_.size()), threads)) {
+  explicit Switch(std::vector<int32_t> index, int threads = 2, int cpu_depth = 2)
+      : index_(std::move(index)), p_(SwitchOptions(static_cast<int>(index_.size()), threads, cpu_depth)) {
     data_ = p_.AddOperator(OperatorDef("external_source").Name("data"))[0];
     idx_ = p_.AddOperator(OperatorDef("external_source").Name("index"))[0];
   }
@@ -74,7 +82,8 @@ TEST(SelectOps, MergePutsEveryRowBackAfterItsBranch) {
 }
 
 TEST(SelectOps, SplitAndMergeHandOutViewsThatOutliveLaterRuns) {
-  Switch s({1, 0, 1, 0});
+  // One slot (depth 1): every run reuses the buffers the held batch's views point into.
+  Switch s({1, 0, 1, 0}, 2, 1);
   const auto b0 = s.Split(0);
   const auto b1 = s.p_.AddOperator(OperatorDef("flip").Input(s.Split(1)).Arg("horizontal", int64_t{1}))[0];
   const auto merged = s.p_.AddOperator(OperatorDef("_select.merge").Input(s.idx_).Input(b0).Input(b1))[0];
@@ -97,7 +106,7 @@ TEST(SelectOps, SplitAndMergeHandOutViewsThatOutliveLaterRuns) {
     s.p_.FeedInput("data", data, "HWC");
     s.p_.FeedInput("index", index, "");
   };
-  feed(200);  // one batch ahead: the pipeline prefetches
+  feed(200);  // one batch ahead of each run()
   for (int k = 0; k < 8; ++k) {
     feed(static_cast<uint8_t>(201 + k));
     EXPECT_EQ(SampleData<uint8_t>(s.p_.Run()[3], 0), std::vector<uint8_t>(6, static_cast<uint8_t>(200 + k)));
