@@ -74,4 +74,24 @@ bool AllSameShape(const std::vector<TensorShape>& shapes) {
   return true;
 }
 
+kernels::RandomCropParams RandomCropParamsFrom(const Operator& op) {
+  const auto area = op.Arg<std::vector<double>>("random_area");
+  const auto ratio = op.Arg<std::vector<double>>("random_aspect_ratio");
+  kernels::RandomCropParams p;
+  p.area_min = static_cast<float>(area.front());
+  p.area_max = static_cast<float>(area.back());
+  p.ratio_min = static_cast<float>(ratio.front());
+  p.ratio_max = static_cast<float>(ratio.back());
+  p.num_attempts = op.Arg<int>("num_attempts");
+  return p;
+}
+
+void CheckRandomCropRanges(const ArgView& a) {
+  const auto area = a.Numbers("random_area");
+  if (!area.empty() && (!(area.front() > 0) || area.front() > area.back()))
+    throw ArgCheckError{"random_area", "expected 0 < min <= max <= 1"};
+  const auto ratio = a.Numbers("random_aspect_ratio");
+  if (!ratio.empty() && ratio.front() > ratio.back()) throw ArgCheckError{"random_aspect_ratio", "expected 0 < min <= max"};
+}
+
 }  // namespace sluice

@@ -6,6 +6,7 @@
 
 #include <sluice/dtype.h>
 
+#include "kernels/crop/random_crop_window.h"
 #include "kernels/slice/slice_pad.h"
 #include "operators/operator.h"
 
@@ -24,6 +25,12 @@ std::vector<int> NormalizeAxes(const Operator& op, const std::string& arg, const
 // values converted to out_type with cast's rules. out_type is in_type, or uint8/float16/float32.
 void RunSlicePad(const void* in, DType in_type, void* out, DType out_type, const kernels::SliceSpec& s,
                  const std::vector<double>& fill);
+
+// random_resized_crop's and random_crop_generator's window arguments (random_area,
+// random_aspect_ratio, num_attempts; one value of a range means a fixed value), and their schema
+// check of the ranges' order.
+kernels::RandomCropParams RandomCropParamsFrom(const Operator& op);
+void CheckRandomCropRanges(const ArgView& a);
 
 // True if the batch is non-empty and every shape is the same (a contiguous output).
 bool AllSameShape(const std::vector<TensorShape>& shapes);

@@ -4,6 +4,7 @@
 // RandomResizedCrop.get_params distribution), drawn from the sample's own random stream, so it does
 // not depend on num_threads.
 #include "kernels/crop/random_crop_window.h"
+#include "operators/crop_pad/crop_pad_util.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -12,15 +13,7 @@ namespace {
 
 class RandomCropGenerator : public Operator {
  public:
-  explicit RandomCropGenerator(const OpSpec& spec) : Operator(spec) {
-    const auto area = Arg<std::vector<double>>("random_area");
-    const auto ratio = Arg<std::vector<double>>("random_aspect_ratio");
-    crop_.area_min = static_cast<float>(area.front());
-    crop_.area_max = static_cast<float>(area.back());
-    crop_.ratio_min = static_cast<float>(ratio.front());
-    crop_.ratio_max = static_cast<float>(ratio.back());
-    crop_.num_attempts = Arg<int>("num_attempts");
-  }
+  explicit RandomCropGenerator(const OpSpec& spec) : Operator(spec), crop_(RandomCropParamsFrom(*this)) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
@@ -62,14 +55,6 @@ class RandomCropGenerator : public Operator {
   std::vector<kernels::CropWindow> windows_;
 };
 
-void CheckRanges(const ArgView& a) {
-  const auto area = a.Numbers("random_area");
-  if (!area.empty() && (!(area.front() > 0) || area.front() > area.back()))
-    throw ArgCheckError{"random_area", "expected 0 < min <= max <= 1"};
-  const auto ratio = a.Numbers("random_aspect_ratio");
-  if (!ratio.empty() && ratio.front() > ratio.back()) throw ArgCheckError{"random_aspect_ratio", "expected 0 < min <= max"};
-}
-
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterRandomCropGenerator) {
@@ -92,7 +77,7 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomCropGenerator) {
                  .Above(0)
                  .Arg("num_attempts", ArgType::kInt, int64_t{10}, "Tries at a window that fits before the fallback.")
                  .Min(1)
-                 .Check(CheckRanges)
+                 .Check(CheckRandomCropRanges)
                  .Random()
                  .Factory("cpu", MakeFactory<RandomCropGenerator>()));
 }

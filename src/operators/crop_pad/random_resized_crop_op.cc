@@ -15,16 +15,10 @@
 namespace sluice {
 namespace {
 
-std::pair<float, float> Range2(const std::vector<double>& v) {
-  return {static_cast<float>(v.front()), static_cast<float>(v.back())};
-}
-
 class RandomResizedCropOp : public Operator {
  public:
   explicit RandomResizedCropOp(const OpSpec& spec) : Operator(spec) {
-    std::tie(crop_.area_min, crop_.area_max) = Range2(Arg<std::vector<double>>("random_area"));
-    std::tie(crop_.ratio_min, crop_.ratio_max) = Range2(Arg<std::vector<double>>("random_aspect_ratio"));
-    crop_.num_attempts = Arg<int>("num_attempts");
+    crop_ = RandomCropParamsFrom(*this);
     const auto size = Arg<std::vector<int64_t>>("size");
     out_h_ = size.front();
     out_w_ = size.back();
@@ -96,14 +90,6 @@ class RandomResizedCropOp : public Operator {
   std::vector<kernels::CropWindow> windows_;
 };
 
-void CheckRanges(const ArgView& a) {
-  const auto area = a.Numbers("random_area");
-  if (!area.empty() && (!(area.front() > 0) || area.front() > area.back()))
-    throw ArgCheckError{"random_area", "expected 0 < min <= max <= 1"};
-  const auto ratio = a.Numbers("random_aspect_ratio");
-  if (!ratio.empty() && ratio.front() > ratio.back()) throw ArgCheckError{"random_aspect_ratio", "expected 0 < min <= max"};
-}
-
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
@@ -127,7 +113,7 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
       .Above(0)
       .Arg("num_attempts", ArgType::kInt, int64_t{10}, "Tries at a window that fits before the fallback.")
       .Min(1)
-      .Check(CheckRanges)
+      .Check(CheckRandomCropRanges)
       .Random()
       .Factory("cpu", MakeFactory<RandomResizedCropOp>());
   AddResamplingArgs(s);
