@@ -26,8 +26,8 @@ import ctypes
 
 import numpy as np
 
-from .errors import ArgumentError
-from .python_function import PythonFunction, ReturnError, convert_outputs, instance_name, python_function
+from .python_function import (PythonFunction, ReturnError, check_function_and_device, convert_outputs,
+                              instance_name, python_function)
 
 _OP = "dl_tensor_python_function"
 _KDL_CPU = 1
@@ -116,19 +116,11 @@ def wrap_dlpack_function(function, num_outputs, batch_processing, op=_OP):
     return call_sample
 
 
-def _check(function, device):
-    if device not in (None, "cpu"):
-        raise ArgumentError(f"{_OP}: only device='cpu' is supported, got {device!r}", op=_OP, argument="device")
-    if not callable(function):
-        raise ArgumentError(f"{_OP}: `function` must be callable, got {type(function).__name__}",
-                            op=_OP, argument="function")
-
-
 def dl_tensor_python_function(*inputs, function=None, num_outputs=1, batch_processing=True, output_layouts=None,
                               synchronize_stream=True, device="cpu", name=None, **kwargs):
     """Runs ``function`` on DLPack capsules of the pipeline's data (see the module's doc). Returns a
     DataNode, or a list of ``num_outputs`` DataNodes."""
-    _check(function, device)
+    check_function_and_device(_OP, function, device)
     wrapper = wrap_dlpack_function(function, int(num_outputs), bool(batch_processing))
     return python_function(*inputs, function=wrapper, num_outputs=num_outputs, batch_processing=batch_processing,
                            output_layouts=output_layouts, name=name or instance_name(_OP), **kwargs)
@@ -139,7 +131,7 @@ class DLTensorPythonFunction(PythonFunction):
 
     def __init__(self, function=None, num_outputs=1, device="cpu", synchronize_stream=True, batch_processing=True,
                  name=None, **kwargs):
-        _check(function, device)
+        check_function_and_device(_OP, function, device)
         wrapper = wrap_dlpack_function(function, int(num_outputs), bool(batch_processing))
         super().__init__(function=wrapper, num_outputs=num_outputs, batch_processing=batch_processing,
                          name=name or instance_name(_OP), **kwargs)

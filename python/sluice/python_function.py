@@ -86,15 +86,20 @@ def python_function(*inputs, function=None, num_outputs=1, batch_processing=Fals
     return outputs[0] if len(outputs) == 1 else outputs
 
 
+def check_function_and_device(op, function, device):
+    """The checks every Python-function operator (python_function and the plugins built on it) makes
+    at the call: a CPU device and a callable, errors naming `op` and the argument."""
+    if device not in (None, "cpu"):
+        raise ArgumentError(f"{op}: only device='cpu' is supported, got {device!r}", op=op, argument="device")
+    if not callable(function):
+        raise ArgumentError(f"{op}: `function` must be callable, got {type(function).__name__}",
+                            op=op, argument="function")
+
+
 def _check_call(function, device, name, kwargs):
     # Unknown or invalid arguments first (the C++ validation's errors, as for every operator).
     check_arguments("python_function", "cpu", name, {k: v for k, v in kwargs.items() if k != "preserve"})
-    if device not in (None, "cpu"):
-        raise ArgumentError(f"python_function: only device='cpu' is supported, got {device!r}",
-                            op="python_function", argument="device")
-    if not callable(function):
-        raise ArgumentError(f"python_function: `function` must be callable, got {type(function).__name__}",
-                            op="python_function", argument="function")
+    check_function_and_device("python_function", function, device)
 
 
 class PythonFunction:

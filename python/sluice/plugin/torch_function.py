@@ -22,8 +22,8 @@ the function fails ``pipe.run()`` with its traceback.
 """
 import torch
 
-from ..errors import ArgumentError
-from ..python_function import PythonFunction, ReturnError, convert_outputs, instance_name, python_function
+from ..python_function import (PythonFunction, ReturnError, check_function_and_device, convert_outputs,
+                               instance_name, python_function)
 
 __all__ = ["TorchPythonFunction", "torch_python_function"]
 
@@ -59,19 +59,11 @@ def _wrap(function, num_outputs, batch_processing):
     return call_sample
 
 
-def _check(function, device):
-    if device not in (None, "cpu"):
-        raise ArgumentError(f"{_OP}: only device='cpu' is supported, got {device!r}", op=_OP, argument="device")
-    if not callable(function):
-        raise ArgumentError(f"{_OP}: `function` must be callable, got {type(function).__name__}",
-                            op=_OP, argument="function")
-
-
 def torch_python_function(*inputs, function=None, num_outputs=1, batch_processing=False, output_layouts=None,
                           device="cpu", name=None, **kwargs):
     """Runs ``function`` on torch tensors of the pipeline's data (see the module's doc). Returns a
     DataNode, or a list of ``num_outputs`` DataNodes."""
-    _check(function, device)
+    check_function_and_device(_OP, function, device)
     wrapper = _wrap(function, int(num_outputs), bool(batch_processing))
     return python_function(*inputs, function=wrapper, num_outputs=num_outputs, batch_processing=batch_processing,
                            output_layouts=output_layouts, name=name or instance_name(_OP), **kwargs)
@@ -81,7 +73,7 @@ class TorchPythonFunction(PythonFunction):
     """The object API: ``TorchPythonFunction(function=f, num_outputs=2)(images, labels)``."""
 
     def __init__(self, function=None, num_outputs=1, device="cpu", batch_processing=False, name=None, **kwargs):
-        _check(function, device)
+        check_function_and_device(_OP, function, device)
         wrapper = _wrap(function, int(num_outputs), bool(batch_processing))
         super().__init__(function=wrapper, num_outputs=num_outputs, batch_processing=batch_processing,
                          name=name or instance_name(_OP), **kwargs)
