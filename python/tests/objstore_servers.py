@@ -29,10 +29,20 @@ ACCESS_KEY = "sluicetestkey"
 SECRET_KEY = "sluice-test-secret-0123456789"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n):
+    """n distinct free ports. All n sockets stay bound until every port is drawn: closing each one
+    before drawing the next lets the kernel hand the same port out twice (seen in CI: weed's master
+    and its gRPC port got the same number)."""
+    sockets = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def weed_binary():
@@ -81,6 +91,10 @@ def s3_request(port, method, path, payload=b"", query=None, timeout=10):
         conn.close()
 
 
+class PortTaken(RuntimeError):
+    """weed exited because one of its ports was bound by someone else."""
+
+
 class SeaweedS3:
     """`weed server -s3` on free ports with data in `workdir`; restartable on the same ports and data."""
 
@@ -92,13 +106,31 @@ class SeaweedS3:
         self.config.write_text(
             '{"identities":[{"name":"sluice","credentials":[{"accessKey":"%s","secretKey":"%s"}],'
             '"actions":["Admin","Read","Write","List","Tagging"]}]}' % (ACCESS_KEY, SECRET_KEY))
-        self.ports = {k: free_port() for k in ("master", "master.grpc", "volume", "volume.grpc", "filer",
-                                               "filer.grpc", "s3", "s3.grpc", "s3.iceberg", "s3.lance")}
+        self._draw_ports()
+        self.proc = None
+        self.served = False  # once clients know the endpoint, a restart must keep its ports
+
+    PORT_NAMES = ("master", "master.grpc", "volume", "volume.grpc", "filer", "filer.grpc", "s3", "s3.grpc",
+                  "s3.iceberg", "s3.lance")
+
+    def _draw_ports(self):
+        self.ports = dict(zip(self.PORT_NAMES, free_ports(len(self.PORT_NAMES))))
         self.port = self.ports["s3"]
         self.endpoint = f"http://127.0.0.1:{self.port}"
-        self.proc = None
 
     def start(self, timeout=60):
+        """Starts weed and waits until a PUT succeeds. Before the first successful start, a port taken
+        by another process between drawing and binding (weed then exits: "address already in use")
+        gets fresh ports, up to three tries; after it, the ports are the ones clients were given."""
+        for attempt in range(3):
+            try:
+                return self._start_once(timeout)
+            except PortTaken:
+                if self.served or attempt == 2:
+                    raise
+                self._draw_ports()
+
+    def _start_once(self, timeout):
         p = self.ports
         args = [weed_binary(), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={self.workdir / 'data'}",
                 f"-master.port={p['master']}", f"-master.port.grpc={p['master.grpc']}",
@@ -113,12 +145,19 @@ class SeaweedS3:
         last = None
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"weed exited with {self.proc.returncode}; log: {self.workdir / 'weed.log'}")
+                code, self.proc = self.proc.returncode, None
+                self.log.close()
+                self.log = None
+                message = f"weed exited with {code}; log: {self.workdir / 'weed.log'}"
+                if "address already in use" in (self.workdir / "weed.log").read_text(errors="replace")[-20000:]:
+                    raise PortTaken(message)
+                raise RuntimeError(message)
             try:
                 status, body = s3_request(self.port, "PUT", "/sluice-ready", timeout=2)
                 if status in (200, 409):
                     status, body = s3_request(self.port, "PUT", "/sluice-ready/probe", b"x", timeout=5)
                     if status == 200:
+                        self.served = True
                         return self
                 last = (status, body[:200])
             except OSError as e:
