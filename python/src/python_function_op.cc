@@ -71,7 +71,8 @@ class PythonFunction : public Operator {
       : Operator(spec),
         num_outputs_(Arg<int>("num_outputs")),
         batch_processing_(Arg<bool>("batch_processing")),
-        layouts_(Arg<std::vector<std::string>>("output_layouts")) {
+        layouts_(Arg<std::vector<std::string>>("output_layouts")),
+        layouts_from_inputs_(Arg<bool>("layouts_from_inputs")) {
     const std::string key = Arg<std::string>("function");
     if (Finalizing()) throw Error("python_function: the Python interpreter is shutting down");
     nb::gil_scoped_acquire gil;
@@ -127,6 +128,10 @@ class PythonFunction : public Operator {
           if (!dt) throw Error("python_function: output " + std::to_string(k) + " has an element type Sluice has no type for");
           std::vector<int64_t> dims(a.ndim());
           for (size_t j = 0; j < a.ndim(); ++j) dims[j] = static_cast<int64_t>(a.shape(j));
+          // jax_function's rule (DALI's): an output without a layout takes input k's when the ranks match.
+          if (i == 0 && d.layout.empty() && layouts_from_inputs_ && k < ws.num_inputs() &&
+              ws.Input(k).layout().size() == dims.size())
+            d.layout = ws.Input(k).layout();
           if (!d.layout.empty() && d.layout.size() != dims.size())
             ThrowArgError("output_layouts", "the layout '" + d.layout + "' of output " + std::to_string(k) + " has " +
                                                 std::to_string(d.layout.size()) + " dimensions; sample " + std::to_string(i) +
@@ -184,6 +189,7 @@ class PythonFunction : public Operator {
   int num_outputs_;
   bool batch_processing_;
   std::vector<std::string> layouts_;
+  bool layouts_from_inputs_;
   nb::object function_;
   nb::object invoke_;
   std::vector<nb::object> keep_;                   // the arrays data_ points into
@@ -227,6 +233,9 @@ SLUICE_REGISTER_OPERATORS(RegisterPythonFunction) {
            "True: the function is called once per batch with lists of samples; False: once per sample.")
       .Arg("output_layouts", ArgType::kStringList, std::vector<std::string>{},
            "The outputs' layouts, one per output (a shorter list leaves the last outputs without one).")
+      .Arg("layouts_from_inputs", ArgType::kBool, false,
+           "Sluice only (set by jax_function, as DALI's jax_function does): output k without a layout in "
+           "output_layouts takes input k's layout when their sample ranks match.")
       .Factory("cpu", MakeFactory<sluice::python::PythonFunction>());
   r.Register(std::move(s));
 }

@@ -49,6 +49,22 @@ def test_two_outputs_with_layouts():
                                        image.max(axis=(0, 1))])
 
 
+@jax_function(num_outputs=2)
+def mirror_and_gray(batch):
+    return batch[:, :, ::-1, :], batch.max(axis=3)
+
+
+def test_outputs_without_layouts_take_the_input_layout_when_the_ranks_match():
+    # DALI's rule: output k takes input k's layout when their sample ranks match; output 1 (rank 2)
+    # matches no input of its index, so it has none.
+    pipe = build(lambda x: mirror_and_gray(x), resize=SIZE)
+    images, mirrored, gray = pipe.run()
+    assert images.layout() == "HWC"
+    assert (mirrored.layout(), gray.layout()) == ("HWC", "")
+    pipe = build(lambda x: jax_function(lambda b: b.max(axis=3))(x), resize=SIZE)
+    assert pipe.run()[1].layout() == ""  # rank 2 against the HWC input: no layout
+
+
 def test_called_directly_and_no_outputs():
     seen = []
 

@@ -18,16 +18,15 @@ samples), so an input's samples must all have one shape (else an error naming th
 function returns ``num_outputs`` arrays (one array for 1, a tuple for more, None for 0), each a
 single-device CPU array whose leading extent is the batch size (else an error naming the output);
 each row becomes a sample. ``output_layouts``: one layout for every output, or a list of exactly
-``num_outputs`` (the batch extent is not part of it). ``sharding``: a ``jax.sharding.Sharding``;
+``num_outputs`` (the batch extent is not part of it); without it, output k takes input k's layout
+when their sample ranks match (as DALI). ``sharding``: a ``jax.sharding.Sharding``;
 the inputs are then global arrays of that sharding (the process must see one local device) and each
 output is read from its one addressable shard, as in DALI.
 
 Built on ``python_function`` (the same C++ operator; the batch is stacked from python_function's
 NumPy copies and handed to JAX by DLPack). Differences from DALI: the CPU path only (Sluice has no
 JAX GPU path; ``device="gpu"`` is an error naming ``device``; DALI 2.4 runs the CPU path too, and
-needs JAX 0.6); without ``output_layouts`` the outputs have no layout (DALI copies input k's layout
-to output k when their ranks match: the Python operator does not see its inputs' layouts); the
-operator is never pruned (``preserve=False`` is accepted, as python_function keeps every call). An
+needs JAX 0.6); the operator is never pruned (``preserve=False`` is accepted, as python_function keeps every call). An
 exception in the function fails ``pipe.run()`` with its traceback.
 """
 import functools
@@ -166,7 +165,7 @@ def jax_function(function=None, num_outputs=1, output_layouts=None, sharding=Non
                                     argument="function")
             outputs = python_function(*args, function=_batch_wrapper(jax, jax_callback, num_outputs),
                                       num_outputs=num_outputs, batch_processing=True, output_layouts=layouts or None,
-                                      name=instance_name(_OP))
+                                      layouts_from_inputs=True, name=instance_name(_OP))
             return None if num_outputs == 0 else outputs
         return dali_callback
 
