@@ -131,15 +131,11 @@ const std::string& SequenceReader::FramePath(int sample, int frame) const {
   return loader_->sequences().frame(*index_.sample<int64_t>(sample), frame);
 }
 
-void SequenceReader::FailSample(int sample, const std::string& error) {
-  std::lock_guard lk(errors_mu_);
-  std::string& e = errors_[static_cast<size_t>(sample)];
-  if (e.empty()) e = error;
-}
-
 void SequenceReader::ForEachFrame(Workspace& ws, const std::function<void(int, int)>& fn) {
-  const int len = static_cast<int>(length_);
-  ws.pool().ParallelFor(bytes_.num_samples() * len, [&](int f, int) {
+  const int n = bytes_.num_samples(), len = static_cast<int>(length_);
+  // Each task writes only its own frame's error; errors_ is read here and written between loops.
+  frame_errors_.assign(static_cast<size_t>(n) * static_cast<size_t>(len), std::string());
+  ws.pool().ParallelFor(n * len, [&](int f, int) {
     if (ws.cancelled()) throw Error("cancelled: the pipeline is shutting down");
     const int i = f / len, k = f % len;
     if (!errors_[static_cast<size_t>(i)].empty()) return;
@@ -148,7 +144,10 @@ void SequenceReader::ForEachFrame(Workspace& ws, const std::function<void(int, i
     } catch (const std::exception& e) {
       const std::string msg = std::string("frame ") + std::to_string(k) + " (" + FramePath(i, k) + "): " +
                               (dynamic_cast<const Error*>(&e) ? static_cast<const Error&>(e).message() : e.what());
-      if (replace_on_error_) return FailSample(i, msg);
+      if (replace_on_error_) {
+        frame_errors_[static_cast<size_t>(f)] = msg;
+        return;
+      }
       Error::Context c;
       c.op = name();
       c.sample = i;
@@ -156,6 +155,9 @@ void SequenceReader::ForEachFrame(Workspace& ws, const std::function<void(int, i
       throw Error(msg, c);
     }
   });
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < len && errors_[static_cast<size_t>(i)].empty(); ++k)
+      errors_[static_cast<size_t>(i)] = frame_errors_[static_cast<size_t>(i * len + k)];
 }
 
 std::vector<OutputDesc> SequenceReader::Setup(Workspace& ws) {
@@ -192,7 +194,7 @@ std::vector<OutputDesc> SequenceReader::Setup(Workspace& ws) {
         c.source = FramePath(i, k);
         throw Error(msg, c);
       }
-      FailSample(i, msg);
+      errors_[static_cast<size_t>(i)] = msg;
     }
     if (!errors_[static_cast<size_t>(i)].empty()) d.shapes.push_back(TensorShape{0, 0, 0, first.channels});
     else d.shapes.push_back(TensorShape{length_, first.height, first.width, first.channels});

@@ -9,7 +9,10 @@
 // runs, which decodes every frame of the batch on the executor's threads with the image decoding
 // kernels (kernels/decode), the frames of one sequence in parallel too.
 #pragma once
+#include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,12 +68,12 @@ class SequenceReader final : public Operator {
     kernels::ImageInfo info;
     kernels::DecodePlan plan;
   };
-  // Runs fn(sample, frame) for every frame of the batch on the pool. A failure names the frame's
-  // file; with on_error="replace" it is recorded as its sample's error instead.
+  // Runs fn(sample, frame) for every frame of the batch on the pool, but those of samples that
+  // failed already. A failure names the frame's file; with on_error="replace" it becomes its
+  // sample's error instead (the first failing frame's).
   void ForEachFrame(Workspace& ws, const std::function<void(int, int)>& fn);
   std::span<const uint8_t> FrameBytes(int sample, int frame) const;
   const std::string& FramePath(int sample, int frame) const;
-  void FailSample(int sample, const std::string& error);
 
   const int64_t length_;
   const bool replace_on_error_;
@@ -79,7 +82,7 @@ class SequenceReader final : public Operator {
   TensorList bytes_, offsets_, index_;
   std::vector<Frame> frames_;                // sample * length + frame
   std::vector<std::string> errors_;          // per sample; non-empty: failed (on_error="replace")
-  std::mutex errors_mu_;
+  std::vector<std::string> frame_errors_;    // per frame, during ForEachFrame
 };
 
 }  // namespace sluice
