@@ -262,7 +262,8 @@ class Pipeline {
   // outputs(): the next scheduled batch; releases the previous one (the run() family).
   std::vector<Batch> Outputs();
 
-  // external_source: queues one batch of host samples for the named external_source operator.
+  // external_source: queues one batch of host samples for the named external_source operator;
+  // experimental.inputs.video: queues each sample (encoded video bytes, uint8 1-D) as one video.
   using ExternalSample = sluice::ExternalSample;  // sluice/external_sample.h
   void FeedInput(const std::string& op_name, const std::vector<ExternalSample>& samples,
                  const std::string& layout = "");

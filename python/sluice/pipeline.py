@@ -90,6 +90,7 @@ class Pipeline:
         self._cpp = None            # the C++ pipeline, made by build()
         self._sources = []          # ExternalSourceGroups with a `source`, in graph order
         self._all_sources = {}      # external_source op name -> group (for feed_input)
+        self._fed_videos = set()    # experimental.inputs.video op names (for feed_input)
         self._api_type = None
         self._first_iter = True     # the next schedule_run() fills the prefetch queue
         self._scheduled = 0         # iterations scheduled, not yet taken
@@ -176,6 +177,7 @@ class Pipeline:
                 for op_name in group.op_names:
                     self._all_sources[op_name] = group
         self._sources = [g for g in groups if g.source is not None]
+        self._fed_videos = {c.name for c in calls if c.schema.name == "experimental.inputs.video" and c.name}
         self._cpp = cpp
         # The graph's back-references to this pipeline are no longer needed: without them `del pipe`
         # frees it (its executor, its parallel sources' workers and shared memory) at once, not at
@@ -281,11 +283,13 @@ class Pipeline:
                 self._cpp.feed_input(op_name, arrays, layout or "")
 
     def feed_input(self, data_node, data, layout=None):
-        """Feeds one batch to an external_source without a `source` (by name or DataNode)."""
+        """Feeds one batch to an external_source without a `source` (by name or DataNode), or
+        encoded videos to an experimental.inputs.video (each sample one video, uint8 1-D)."""
         name = data_node.source_call.name if isinstance(data_node, DataNode) else data_node
         cpp = self._built()
-        if name not in self._all_sources:
-            raise SluiceError(f"there is no external_source named '{name}' in the pipeline")
+        if name not in self._all_sources and name not in self._fed_videos:
+            raise SluiceError(f"there is no external_source or experimental.inputs.video named '{name}' "
+                              f"in the pipeline")
         cpp.feed_input(name, to_samples(data), layout or "")
 
     def reset(self):

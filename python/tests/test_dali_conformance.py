@@ -370,6 +370,29 @@ def test_file_reader_forms(jpeg_dir):
         assert np.asarray(label.at(0)).dtype == np.int32 and pipe.epoch_size("Reader") == 1
 
 
+def test_sequence_reader_forms(jpeg_dir):
+    """readers.sequence / sequence_reader / ops.SequenceReader with each of DALI's arguments (the
+    fixture's folder "a" is one stream of one frame)."""
+    root = str(jpeg_dir)
+    for make, shape in (
+            (lambda: fn.readers.sequence(file_root=root, sequence_length=1, name="Reader"), (1, H, W, 3)),
+            (lambda: fn.sequence_reader(file_root=root, sequence_length=1, step=2, stride=3, name="Reader"), (1, H, W, 3)),
+            (lambda: ops.SequenceReader(file_root=root, sequence_length=1, image_type=types.GRAY)(name="Reader"),
+             (1, H, W, 1)),
+            (lambda: fn.readers.sequence(file_root=root, sequence_length=1, image_type=types.BGR, random_shuffle=True,
+                                         initial_fill=4, shard_id=0, num_shards=1, pad_last_batch=True,
+                                         stick_to_shard=True, tensor_init_bytes=1024, read_ahead=True,
+                                         prefetch_queue_depth=2, skip_cached_images=True, lazy_init=True,
+                                         dont_use_mmap=True, seed=5, bytes_per_sample_hint=[4096], name="Reader"),
+             (1, H, W, 3))):
+        pipe = sluice.Pipeline(batch_size=1, num_threads=1, seed=1)
+        with pipe:
+            pipe.set_outputs(make())
+        (frames,) = pipe.run()
+        assert frames.layout() == "FHWC" and np.asarray(frames.at(0)).shape == shape
+        assert pipe.epoch_size("Reader") == 1
+
+
 def test_not_supported_dali_arguments_name_themselves():
     with pytest.raises(sluice.ArgumentError) as e:
         fn.readers.file(file_root=".", dir_filters=["x*"])

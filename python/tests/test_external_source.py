@@ -112,7 +112,7 @@ def test_manual_feed_input():
         pipe.feed_input("in", [np.array([k]), np.array([k + 10])])
         out, = pipe.run()
         assert out.as_array().ravel().tolist() == [k + 1, k + 11]
-    with pytest.raises(sluice.SluiceError, match="no external_source named 'nope'"):
+    with pytest.raises(sluice.SluiceError, match="no external_source or experimental.inputs.video named 'nope'"):
         pipe.feed_input("nope", [np.zeros(1)] * 2)
 
 

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "operators/registry.h"
-#include "operators/engine/external_source.h"
+#include "operators/fed_input.h"
 #include "pipeline/checkpoint.h"
 #include "pipeline/executor.h"
 #include "pipeline/graph.h"
@@ -177,8 +177,10 @@ void Pipeline::FeedInput(const std::string& op_name, const std::vector<ExternalS
                          const std::string& layout) {
   Executor& ex = impl_->exec();
   int n = impl_->NodeByName(op_name);
-  auto* src = n < 0 ? nullptr : dynamic_cast<ExternalSource*>(&ex.op(n));
-  if (!src) throw Error("there is no external_source operator named '" + op_name + "' in the pipeline");
+  auto* src = n < 0 ? nullptr : dynamic_cast<FedInput*>(&ex.op(n));
+  if (!src)
+    throw Error("there is no external_source or experimental.inputs.video operator named '" + op_name +
+                "' in the pipeline");
   src->Feed(samples, layout, impl_->memory);
 }
 

@@ -1,6 +1,10 @@
 // The video operators' shared clip rule (video_decoding.h: ClipFrames, DALI's pad modes), and
 // experimental.decoders.video through the harness: shapes and layout, determinism across thread
-// counts, argument errors. Pixels against PyAV: python/tests/test_video_decode.py.
+// counts, argument errors; experimental.inputs.video fed through Pipeline::FeedInput (DALI's batch
+// outline over iterations). Pixels against PyAV: python/tests/test_video_decode.py,
+// test_video_input.py.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "kernels/kernels_test_util.h"
@@ -65,6 +69,51 @@ TEST(DecodersVideo, Errors) {
   ExpectRunError({OperatorDef("experimental.decoders.video").Arg("fill_value", std::vector<int64_t>{1, 2}),
                   Encoded({Seed("h264.mp4")}), {}},
                  "fill_value");
+}
+
+// experimental.inputs.video: one 6-frame video in sequences of 4, batches of 2: the first batch
+// holds one whole sequence and the rest (2 frames: "partial", or padded with zeros), then the next
+// video fed; with none left, the iteration fails naming the operator.
+TEST(InputsVideo, BatchOutlineOverIterations) {
+  if (!kernels::FfmpegAvailable()) GTEST_SKIP() << "FFmpeg's libraries are not installed";
+  const auto h264 = Seed("h264.mp4");
+  for (const std::string policy : {"partial", "pad"}) {
+    PipelineOptions o;
+    o.batch_size = 2;
+    o.num_threads = 2;
+    o.cpu_queue_depth = 1;
+    Pipeline p(o);
+    p.SetOutputs(p.AddOperator(OperatorDef("experimental.inputs.video")
+                                   .Name("vid")
+                                   .Arg("sequence_length", int64_t{4})
+                                   .Arg("last_sequence_policy", policy)));
+    p.Build();
+    const HostBatch two = Encoded({h264, h264});
+    p.FeedInput("vid", harness_detail::Samples(two), "");
+    for (int video = 0; video < 2; ++video) {
+      p.ScheduleRun();
+      const auto out = p.ShareOutputs();
+      const Batch& seqs = out[0];
+      ASSERT_EQ(seqs.num_samples(), 2);
+      EXPECT_EQ(seqs.layout(), "FHWC");
+      EXPECT_EQ(seqs.shape(0), (TensorShape{4, 24, 32, 3}));
+      EXPECT_EQ(seqs.shape(1), (TensorShape{policy == "pad" ? 4 : 2, 24, 32, 3}));
+      if (policy == "pad") {
+        const uint8_t* last = static_cast<const uint8_t*>(seqs.data(1)) + 2 * 24 * 32 * 3;
+        EXPECT_TRUE(std::all_of(last, last + 2 * 24 * 32 * 3, [](uint8_t v) { return v == 0; }));
+      }
+      EXPECT_EQ(seqs.source(0).path, "vid (fed video " + std::to_string(video) + ")");
+      p.ReleaseOutputs();
+    }
+    p.ScheduleRun();
+    try {
+      p.ShareOutputs();
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("[vid] the videos fed have been returned to their end"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

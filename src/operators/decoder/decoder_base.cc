@@ -107,6 +107,8 @@ OpSchema& AddDecoderArgs(OpSchema& s, bool windowed) {
 }
 
 kernels::OutputColor DecoderOutputColor(const Operator& op) { return ColorOf(op.Arg<std::string>("output_type")); }
+const std::vector<std::string>& ImageTypeNames() { return kColorNames; }
+kernels::OutputColor ImageTypeColor(const std::string& name) { return ColorOf(name); }
 
 ImageDecoding::ImageDecoding(const Operator& op, bool reduced_scale) : window_(MakeDecodeWindow(op)) {
   base_.output_type = DecoderOutputColor(op);

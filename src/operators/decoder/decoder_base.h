@@ -24,6 +24,10 @@ namespace sluice {
 OpSchema& AddDecoderArgs(OpSchema& schema, bool windowed = false);
 // The decoder `op`'s output_type argument.
 kernels::OutputColor DecoderOutputColor(const Operator& op);
+// DALIImageType's spellings in its order (types.RGB = 0 names "RGB": an Enum with int_aliases), and
+// the colour each names (a name from that list; readers.sequence's image_type).
+const std::vector<std::string>& ImageTypeNames();
+kernels::OutputColor ImageTypeColor(const std::string& name);
 
 // Where a decoder decodes each image: the whole image, DALI's random-resized-crop window, or a
 // fixed crop (decoders.cc).

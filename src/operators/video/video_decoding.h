@@ -37,6 +37,10 @@ class VideoDecoding {
   // Reads the arguments of AddVideoClipArgs (image_type: whether the schema has it, else RGB);
   // replace_on_error from the operator's on_error.
   VideoDecoding(const Operator& op, bool replace_on_error, bool image_type);
+  // The same settings given directly (an operator without the clip arguments): `fill` holds one
+  // value per channel of `color`.
+  VideoDecoding(kernels::VideoColor color, std::vector<uint8_t> fill, int64_t max_pixels, bool replace_on_error)
+      : color_(color), fill_(std::move(fill)), max_pixels_(max_pixels), replace_on_error_(replace_on_error) {}
 
   // One sample: encoded bytes in memory (decoders.video) or a file with its index (readers).
   struct Sample {
