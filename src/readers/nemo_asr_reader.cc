@@ -152,13 +152,14 @@ void NemoAsrLoader::ReadBatch(const std::vector<int64_t>& indices, std::vector<T
 // NemoAsrReader
 
 NemoAsrReader::NemoAsrReader(const OpSpec& spec)
-    : Operator(spec),
+    : LoaderBackedReader(spec),
       read_sample_rate_(Arg<bool>("read_sample_rate")),
       read_text_(Arg<bool>("read_text")),
       read_idxs_(Arg<bool>("read_idxs")),
       sample_rate_(Arg<double>("sample_rate")),
-      loader_(std::make_unique<NemoAsrLoader>(spec)),
-      decoding_(*this, Arg<std::string>("on_error") == "replace") {}
+      decoding_(*this, Arg<std::string>("on_error") == "replace") {
+  loader_ = std::make_unique<NemoAsrLoader>(spec);
+}
 
 NemoAsrReader::~NemoAsrReader() { loader_.reset(); }
 

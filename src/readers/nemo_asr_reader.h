@@ -15,6 +15,7 @@
 
 #include "operators/audio/audio_decoding.h"
 #include "readers/nemo_manifest.h"
+#include "readers/loader_backed_reader.h"
 #include "readers/reader_operator.h"
 
 namespace sluice {
@@ -52,26 +53,19 @@ class NemoAsrLoader : public ReaderOperator {
   std::vector<Utterance> utterances_;
 };
 
-class NemoAsrReader final : public Operator {
+class NemoAsrReader final : public LoaderBackedReader<NemoAsrLoader> {
  public:
   explicit NemoAsrReader(const OpSpec& spec);
   ~NemoAsrReader() override;
 
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override;
-  std::optional<ReaderMeta> reader_meta() const override { return loader_->reader_meta(); }
-  bool has_state() const override { return true; }
-  StateMap SaveState() const override { return loader_->SaveState(); }
-  void RestoreState(const StateMap& state) override { loader_->RestoreState(state); }
-  void Reset() override { loader_->Reset(); }
-  NemoAsrLoader& loader() { return *loader_; }
 
  private:
   AudioDecoding::ParallelFor EachSample(Workspace& ws);
 
   const bool read_sample_rate_, read_text_, read_idxs_;
   const double sample_rate_;
-  std::unique_ptr<NemoAsrLoader> loader_;
   AudioDecoding decoding_;
   // This batch: the loader's outputs (swapped in by its Setup), what AudioDecoding is given.
   TensorList encoded_, positions_, rates_;

@@ -170,7 +170,7 @@ void NumpyLoader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Ten
 // ---------------------------------------------------------------------------------------------
 // NumpyReader
 
-NumpyReader::NumpyReader(const OpSpec& spec) : Operator(spec) {
+NumpyReader::NumpyReader(const OpSpec& spec) : LoaderBackedReader(spec) {
   for (const char* a : kRoiArgs) roi_ = roi_ || HasArg(a);
   policy_ = Arg<std::string>("out_of_bounds_policy");
   if (policy_ != "error" && policy_ != "pad" && policy_ != "trim_to_shape")

@@ -19,6 +19,7 @@
 
 #include "readers/file_dataset_args.h"
 #include "readers/npy_header.h"
+#include "readers/loader_backed_reader.h"
 #include "readers/reader_operator.h"
 
 namespace sluice {
@@ -44,19 +45,13 @@ class NumpyLoader : public ReaderOperator {
   std::vector<char> scratch_;
 };
 
-class NumpyReader : public Operator {
+class NumpyReader : public LoaderBackedReader<NumpyLoader> {
  public:
   explicit NumpyReader(const OpSpec& spec);
   ~NumpyReader() override;
 
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override;
-  std::optional<ReaderMeta> reader_meta() const override { return loader_->reader_meta(); }
-  bool has_state() const override { return true; }
-  StateMap SaveState() const override { return loader_->SaveState(); }
-  void RestoreState(const StateMap& state) override { loader_->RestoreState(state); }
-  void Reset() override { loader_->Reset(); }
-  NumpyLoader& loader() { return *loader_; }
 
  private:
   struct Item {
@@ -69,7 +64,6 @@ class NumpyReader : public Operator {
   std::string policy_;
   double fill_ = 0;
   std::vector<int> roi_axes_;
-  std::unique_ptr<NumpyLoader> loader_;
   std::vector<Item> items_;
   std::vector<std::vector<char>> scratch_;  // per thread
 };

@@ -113,10 +113,10 @@ void SequenceLoader::ReadBatch(const std::vector<int64_t>& indices, std::vector<
 // SequenceReader
 
 SequenceReader::SequenceReader(const OpSpec& spec)
-    : Operator(spec),
+    : LoaderBackedReader(spec),
       length_(Arg<int64_t>("sequence_length")),
-      replace_on_error_(Arg<std::string>("on_error") == "replace"),
-      loader_(std::make_unique<SequenceLoader>(spec)) {
+      replace_on_error_(Arg<std::string>("on_error") == "replace") {
+  loader_ = std::make_unique<SequenceLoader>(spec);
   params_.output_type = ImageTypeColor(Arg<std::string>("image_type"));
 }
 

@@ -18,6 +18,7 @@
 
 #include "kernels/decode/image_decoder.h"
 #include "readers/frame_sequences.h"
+#include "readers/loader_backed_reader.h"
 #include "readers/reader_operator.h"
 
 namespace sluice {
@@ -50,18 +51,13 @@ class SequenceLoader : public ReaderOperator {
   std::vector<char> bad_;
 };
 
-class SequenceReader final : public Operator {
+class SequenceReader final : public LoaderBackedReader<SequenceLoader> {
  public:
   explicit SequenceReader(const OpSpec& spec);
   ~SequenceReader() override;
 
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override;
-  std::optional<ReaderMeta> reader_meta() const override { return loader_->reader_meta(); }
-  bool has_state() const override { return true; }
-  StateMap SaveState() const override { return loader_->SaveState(); }
-  void RestoreState(const StateMap& state) override { loader_->RestoreState(state); }
-  void Reset() override { loader_->Reset(); }
 
  private:
   struct Frame {
@@ -78,7 +74,6 @@ class SequenceReader final : public Operator {
   const int64_t length_;
   const bool replace_on_error_;
   kernels::DecodeParams params_;
-  std::unique_ptr<SequenceLoader> loader_;
   TensorList bytes_, offsets_, index_;
   std::vector<Frame> frames_;                // sample * length + frame
   std::vector<std::string> errors_;          // per sample; non-empty: failed (on_error="replace")

@@ -126,15 +126,16 @@ void VideoLoader::ReadBatch(const std::vector<int64_t>& indices, std::vector<Ten
 // VideoReader
 
 VideoReader::VideoReader(const OpSpec& spec)
-    : Operator(spec),
+    : LoaderBackedReader(spec),
       labels_out_(HasLabels(spec)),
       frame_num_out_(Arg<bool>("enable_frame_num")),
       timestamps_out_(Arg<bool>("enable_timestamps")),
       sequence_length_(Arg<int64_t>("sequence_length")),
       stride_(Arg<int64_t>("stride")),
       pad_(ParseVideoPad(Arg<std::string>("pad_mode"))),
-      loader_(std::make_unique<VideoLoader>(spec)),
-      decoding_(*this, Arg<std::string>("on_error") == "replace", /*image_type=*/true) {}
+      decoding_(*this, Arg<std::string>("on_error") == "replace", /*image_type=*/true) {
+  loader_ = std::make_unique<VideoLoader>(spec);
+}
 
 VideoReader::~VideoReader() { loader_.reset(); }
 

@@ -16,6 +16,7 @@
 
 #include "kernels/video/video_decode.h"
 #include "operators/video/video_decoding.h"
+#include "readers/loader_backed_reader.h"
 #include "readers/reader_operator.h"
 
 namespace sluice {
@@ -54,18 +55,13 @@ class VideoLoader : public ReaderOperator {
   VideoPad pad_;
 };
 
-class VideoReader final : public Operator {
+class VideoReader final : public LoaderBackedReader<VideoLoader> {
  public:
   explicit VideoReader(const OpSpec& spec);
   ~VideoReader() override;
 
   std::vector<OutputDesc> Setup(Workspace& ws) override;
   void Run(Workspace& ws) override;
-  std::optional<ReaderMeta> reader_meta() const override { return loader_->reader_meta(); }
-  bool has_state() const override { return true; }
-  StateMap SaveState() const override { return loader_->SaveState(); }
-  void RestoreState(const StateMap& state) override { loader_->RestoreState(state); }
-  void Reset() override { loader_->Reset(); }
 
  private:
   VideoDecoding::ParallelFor EachSample(Workspace& ws);
@@ -73,7 +69,6 @@ class VideoReader final : public Operator {
   const bool labels_out_, frame_num_out_, timestamps_out_;
   const int64_t sequence_length_, stride_;
   const VideoPad pad_;
-  std::unique_ptr<VideoLoader> loader_;
   VideoDecoding decoding_;
   TensorList positions_;
   std::vector<const VideoLoader::Clip*> batch_;
