@@ -74,4 +74,12 @@ std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const st
   return out;
 }
 
+void KeepSubpixelScale(double& lo, double& hi, double exact, int rounded, double alignment) {
+  if (exact < 0.5 || exact == rounded) return;
+  // Written so that alignment 0.5 computes centre +- 0.5 * extent * ratio exactly as before.
+  const double c = (1 - alignment) * lo + alignment * hi, extent = hi - lo, ratio = rounded / exact;
+  lo = c - alignment * extent * ratio;
+  hi = c + (1 - alignment) * extent * ratio;
+}
+
 }  // namespace sluice

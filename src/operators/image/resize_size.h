@@ -34,4 +34,11 @@ std::array<double, 2> ResizeOutputExtents(double in_h, double in_w, const Resize
 std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const std::vector<double>& size, ResizeMode mode,
                                          const std::vector<double>& max_size);
 
+// DALI's subpixel_scale: an axis whose exact output extent `exact` was rounded to `rounded` keeps
+// its scale (exact / (hi - lo)) by resizing the region [lo, hi] to rounded / exact of its length
+// about the point (1 - alignment) * lo + alignment * hi (0.5: its centre, as resize does; a
+// flipped region, hi < lo, stays flipped). Unchanged when the extent was exact or below half a
+// pixel (rounded up to 1).
+void KeepSubpixelScale(double& lo, double& hi, double exact, int rounded, double alignment = 0.5);
+
 }  // namespace sluice
