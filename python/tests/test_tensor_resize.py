@@ -51,14 +51,21 @@ def zoom_to(x, shape):
 @pytest.mark.parametrize("kwargs, size", [
     (dict(sizes=[200, 300], axes=[0, 1]), (200, 300)),
     (dict(sizes=[641, 123], axis_names="HW"), (641, 123)),
-    (dict(sizes=[150, 0], axes=[0, 1]), (150, 0)),   # 0: derived from the given axes' scale (mode default)
+    (dict(sizes=[150, 0.0, 3]), (150, 0)),
 ])
 def test_hwc_photographs_equal_resize(interp, kwargs, size):
     imgs = photos()
     (tr, rs), layouts = run(imgs, lambda x: (fn.tensor_resize(x, interp_type=interp, **kwargs),
                                              fn.resize(x, size=size, interp_type=interp)), layout="HWC")
     assert layouts[0] == "HWC"
-    for u, v in zip(tr, rs):
+    for img, u, v in zip(imgs, tr, rs):
+        if size[1] == 0:
+            # A derived extent: DALI's default mode scales it by the geometric mean of the given
+            # axes' scales, the channels' (3 -> 3) included, and keeps that scale (subpixel_scale),
+            # where resize derives the width from the height alone.
+            w = img.shape[1] * np.sqrt(150 / img.shape[0])
+            assert u.shape == (150, int(np.floor(w + 0.5)), 3)
+            continue
         assert u.shape == v.shape
         np.testing.assert_array_equal(u, v)
 

@@ -19,7 +19,7 @@ struct ResizeRequest {
 };
 
 // Output (height, width) for an input (ROI) of in_h x in_w:
-//   default     missing extents scale like the given ones (their average scale);
+//   default     missing extents scale like the given ones (the geometric mean of their scales, as DALI);
 //   stretch     missing extents keep the input's size;
 //   not_larger  one scale for both, the smallest of the given ones (no extent exceeds the request);
 //   not_smaller one scale for both, the largest of the given ones (no extent is below the request);
