@@ -32,9 +32,6 @@ class TensorResizeOp : public Operator {
   explicit TensorResizeOp(const OpSpec& spec) : Operator(spec), args_(*this) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    const TensorList& in = ws.Input(0);
-    if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
-      throw Error("tensor_resize takes uint8 or float32 tensors, got " + std::string(ToString(in.dtype())));
     PlanTensorResize(*this, args_, ws, plan_);
     return {plan_.output};
   }

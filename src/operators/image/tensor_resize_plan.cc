@@ -94,7 +94,6 @@ TensorResizeArgs::TensorResizeArgs(const Operator& op) : params(ResizeFilterPara
   roi_relative = op.Arg<bool>("roi_relative");
   subpixel_scale = op.Arg<bool>("subpixel_scale");
   has_sizes = op.HasArg("sizes");
-  has_roi = op.HasArg("roi_start");
 }
 
 void PlanTensorResize(const Operator& op, const TensorResizeArgs& args, const Workspace& ws, TensorResizePlan& plan) {

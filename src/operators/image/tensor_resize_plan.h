@@ -29,7 +29,7 @@ struct TensorResizeArgs {
   std::vector<double> max_size;  // as given: one value or one per axis
   std::optional<DType> out_type;
   bool roi_relative = false, subpixel_scale = true;
-  bool has_sizes = false, has_roi = false;
+  bool has_sizes = false;  // else scales
 };
 
 // One sample: its output shape and the kernel call.
