@@ -46,7 +46,9 @@ def find(root, dotted):
 # DALI's legacy and deprecated operator names, as fn spells them (ops spells the last part in camel
 # case: FileReader, experimental.Equalize), -> the registry names they stand for. DALI 2.4's schemas
 # mark each deprecated name "in favor of" its target (GetSchema(name).DeprecatedInFavorOf()); a
-# target Sluice does not register yet is skipped, so the name appears with its operator.
+# target Sluice does not register yet is skipped, so the name appears with its operator. A legacy
+# name whose defaults differ from its target's is a schema of its own instead
+# (fast_resize_crop_mirror: antialias off by default).
 LEGACY_NAMES = {
     "file_reader": "readers.file",
     "image_decoder": "decoders.image",
@@ -67,7 +69,6 @@ LEGACY_NAMES = {
     "uniform": "random.uniform",
     "normal_distribution": "random.normal",
     "transform_translation": "transforms.translation",
-    "fast_resize_crop_mirror": "resize_crop_mirror",
     "experimental.audio_resample": "audio_resample",
     "experimental.equalize": "equalize",
     "experimental.filter": "filter",

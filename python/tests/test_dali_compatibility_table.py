@@ -46,8 +46,10 @@ def parse_tables():
 TABLES = parse_tables()
 COMMON = {a for a, s in TABLES["(common)"].items() if s in PRESENT}
 OPERATORS = {n: s for n, s in all_schemas().items() if not n.startswith("testing.")}
-# Sections that say "the arguments of `decoders.image` and:".
-INHERITS = {"decoders.image_crop": "decoders.image", "decoders.image_random_crop": "decoders.image",
+# Sections that inherit another's rows: "the arguments of `decoders.image` and:", and
+# fast_resize_crop_mirror (resize_crop_mirror's, but for the antialias default).
+INHERITS = {"fast_resize_crop_mirror": "resize_crop_mirror",
+            "decoders.image_crop": "decoders.image", "decoders.image_random_crop": "decoders.image",
             "decoders.image_slice": "decoders.image"}
 
 

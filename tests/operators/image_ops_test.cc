@@ -32,6 +32,15 @@ TEST(ResizeOutputSize, FollowsDalisRules) {
   EXPECT_EQ(size(10, 20, 0, 0), (A{10, 20}));  // nothing requested: unchanged
 }
 
+TEST(ResizeOutputSize, MissingExtentsTakeTheGeometricMeanOfTheGivenScales) {
+  // Scales 2 and 4 given, the third missing: sqrt(2 * 4) as in DALI's AdjustOutputSize (the
+  // arithmetic mean would give 3).
+  const std::vector<double> e = ResizeOutputExtentsN({10, 20, 40}, {20, 80, 0}, ResizeMode::kDefault, {0, 0, 0});
+  EXPECT_DOUBLE_EQ(e[0], 20);
+  EXPECT_DOUBLE_EQ(e[1], 80);
+  EXPECT_NEAR(e[2], 40 * std::sqrt(8.0), 1e-9);
+}
+
 // external_source of uint8 HWC images -> op; returns outputs.
 std::vector<Batch> RunOnImages(const std::vector<std::vector<uint8_t>>& images, const std::vector<TensorShape>& shapes,
                                OperatorDef op, int threads = 2) {

@@ -21,7 +21,7 @@ const std::vector<std::string>& ResizeFilterNames() {
   return names;
 }
 
-void AddResamplingArgs(OpSchema& s) {
+void AddResamplingArgs(OpSchema& s, bool antialias_default) {
   const std::vector<std::string>& filter_names = ResizeFilterNames();
   s.Arg("interp_type", ArgType::kString, std::string("LINEAR"), "Interpolation (types.INTERP_* or its name).")
       .Enum(filter_names, true)
@@ -29,7 +29,7 @@ void AddResamplingArgs(OpSchema& s) {
       .Enum(filter_names, true)
       .Arg("mag_filter", ArgType::kString, std::string("LINEAR"), "Filter when upscaling (default: interp_type).")
       .Enum(filter_names, true)
-      .Arg("antialias", ArgType::kBool, true, "Widen the filter when downscaling.")
+      .Arg("antialias", ArgType::kBool, antialias_default, "Widen the filter when downscaling.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type, uint8 or float32 (default: the input's).")
       .Enum({"uint8", "float32"})
       .Arg("minibatch_size", ArgType::kInt, int64_t{32}, "Images per GPU kernel call in DALI; no effect.")

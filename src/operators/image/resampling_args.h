@@ -14,8 +14,9 @@ namespace sluice {
 // interp_type's spellings, in DALIInterpType's order (an integer i names the i-th).
 const std::vector<std::string>& ResizeFilterNames();
 
-// Declares the resampling arguments on `s`, in the order above, with DALI's defaults.
-void AddResamplingArgs(OpSchema& s);
+// Declares the resampling arguments on `s`, in the order above, with DALI's defaults (antialias:
+// `antialias_default`, False for DALI's legacy fast_resize_crop_mirror).
+void AddResamplingArgs(OpSchema& s, bool antialias_default = true);
 
 // The filters and antialiasing that an operator declared with AddResamplingArgs was given
 // (min_filter and mag_filter default to interp_type); the region of interest is left unset.

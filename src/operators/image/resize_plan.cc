@@ -87,14 +87,8 @@ void PlanResizeSample(const Operator& op, const ResizeArgs& args, const ResizeSa
     // Keep the requested scale along an axis whose exact extent was fractional: the region
     // grows or shrinks about its centre by rounded / exact (a flipped region stays flipped).
     const auto exact = ResizeOutputExtents(roi_h, roi_w, req);
-    auto keep_scale = [](double& a, double& b, int rounded, double real) {
-      if (real < 0.5 || real == rounded) return;  // exact, or clamped to 1 pixel
-      const double c = 0.5 * (a + b), half = 0.5 * (b - a) * (rounded / real);
-      a = c - half;
-      b = c + half;
-    };
-    keep_scale(y0, y1, p.out_h, exact[0]);
-    keep_scale(x0, x1, p.out_w, exact[1]);
+    KeepSubpixelScale(y0, y1, exact[0], p.out_h);
+    KeepSubpixelScale(x0, x1, exact[1], p.out_w);
   }
   const kernels::ResizeRoi roi{static_cast<float>(x0), static_cast<float>(y0), static_cast<float>(x1), static_cast<float>(y1)};
   // What the kernel would reject, checked here so that every backend fails alike, in Setup.

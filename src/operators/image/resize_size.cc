@@ -38,7 +38,7 @@ std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const st
   const bool uniform = mode == ResizeMode::kNotLarger || mode == ResizeMode::kNotSmaller ||
                        (mode == ResizeMode::kDefault && !all);
   if (any) {
-    double lo = 1e300, hi = 0, sum = 0;
+    double lo = 1e300, hi = 0, product = 1;
     int n = 0;
     for (size_t d = 0; d < nd; ++d) {
       if (!given[d]) continue;
@@ -46,14 +46,15 @@ std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const st
       scale[d] = s;
       lo = std::min(lo, s);
       hi = std::max(hi, s);
-      sum += s;
+      product *= s;
       ++n;
     }
     if (mode == ResizeMode::kNotLarger) std::fill(scale.begin(), scale.end(), lo);
     else if (mode == ResizeMode::kNotSmaller) std::fill(scale.begin(), scale.end(), hi);
     else if (mode == ResizeMode::kDefault) {
+      const double mean = n == 1 ? product : std::pow(product, 1.0 / n);
       for (size_t d = 0; d < nd; ++d)
-        if (!given[d]) scale[d] = sum / n;
+        if (!given[d]) scale[d] = mean;
     }
     // stretch: missing extents keep scale 1.
   }
@@ -72,6 +73,14 @@ std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const st
   std::vector<double> out(nd);
   for (size_t d = 0; d < nd; ++d) out[d] = in[d] * scale[d];
   return out;
+}
+
+void KeepSubpixelScale(double& lo, double& hi, double exact, int rounded, double alignment) {
+  if (exact < 0.5 || exact == rounded) return;
+  // Written so that alignment 0.5 computes centre +- 0.5 * extent * ratio exactly as before.
+  const double c = (1 - alignment) * lo + alignment * hi, extent = hi - lo, ratio = rounded / exact;
+  lo = c - alignment * extent * ratio;
+  hi = c + (1 - alignment) * extent * ratio;
 }
 
 }  // namespace sluice

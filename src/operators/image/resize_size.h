@@ -19,7 +19,7 @@ struct ResizeRequest {
 };
 
 // Output (height, width) for an input (ROI) of in_h x in_w:
-//   default     missing extents scale like the given ones (their average scale);
+//   default     missing extents scale like the given ones (the geometric mean of their scales, as DALI);
 //   stretch     missing extents keep the input's size;
 //   not_larger  one scale for both, the smallest of the given ones (no extent exceeds the request);
 //   not_smaller one scale for both, the largest of the given ones (no extent is below the request);
@@ -33,5 +33,12 @@ std::array<double, 2> ResizeOutputExtents(double in_h, double in_w, const Resize
 // hold one value per axis of `in` (0 = not given / no limit).
 std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const std::vector<double>& size, ResizeMode mode,
                                          const std::vector<double>& max_size);
+
+// DALI's subpixel_scale: an axis whose exact output extent `exact` was rounded to `rounded` keeps
+// its scale (exact / (hi - lo)) by resizing the region [lo, hi] to rounded / exact of its length
+// about the point (1 - alignment) * lo + alignment * hi (0.5: its centre, as resize does; a
+// flipped region, hi < lo, stays flipped). Unchanged when the extent was exact or below half a
+// pixel (rounded up to 1).
+void KeepSubpixelScale(double& lo, double& hi, double exact, int rounded, double alignment = 0.5);
 
 }  // namespace sluice

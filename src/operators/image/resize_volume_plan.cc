@@ -61,11 +61,7 @@ void PlanSample(const Operator& op, const ResizeArgs& args, const ResizeSampleAr
   for (int d = 0; d < 3; ++d) {
     out[d] = std::max(1, static_cast<int>(std::lround(exact[size_t(d)])));
     // subpixel_scale: a fractional extent keeps its scale, the region adjusted about its centre.
-    if (args.subpixel_scale && exact[size_t(d)] >= 0.5 && exact[size_t(d)] != out[d]) {
-      const double c = 0.5 * (lo[d] + hi[d]), half = 0.5 * (hi[d] - lo[d]) * (out[d] / exact[size_t(d)]);
-      lo[d] = c - half;
-      hi[d] = c + half;
-    }
+    if (args.subpixel_scale) KeepSubpixelScale(lo[d], hi[d], exact[size_t(d)], out[d]);
   }
   p.out_d = out[0];
   p.out_h = out[1];
