@@ -1,6 +1,6 @@
 // Volumes (DHWC, CDHW) through flip (depthwise), crop (crop_d, crop_pos_z), resize (resize_z, size
-// of 3; CDHW and CHW channel by channel), crop_mirror_normalize (channel-first input too) and
-// warp_affine (3x4 matrices), with the shared harness: the values against loops written
+// of 3; CDHW and CHW channel by channel), crop_mirror_normalize (channel-first input too),
+// warp_affine (3x4 matrices) and rotate (about an axis), with the shared harness: the values against loops written
 // here, determinism across thread counts, and bad arguments rejected at the call or at the run
 // naming the argument. NumPy/SciPy comparisons are in python/tests/test_volume*.py.
 #include <gtest/gtest.h>
@@ -225,6 +225,31 @@ TEST(VolumeOps, WarpAffineIdentityAndTranslation) {
   ExpectSameForAnyThreadCount(c);
   ExpectRunError(OpCase{OperatorDef("warp_affine").Arg("matrix", std::vector<double>{1, 0, 0, 0, 1, 0}), in}, "3x4");
   ExpectCallError(OperatorDef("warp_affine").Arg("matrix", std::vector<double>(9, 1.0)), "matrix", "");
+}
+
+// rotate by 90 degrees about z (right-handed, as DALI's 3-D rotate): the canvas swaps height and
+// width, and output voxel (z, y, x) is input voxel (z, H - 1 - x, y), exactly (nearest, no ties).
+TEST(VolumeOps, RotateVolumeAboutAnAxis) {
+  const HostBatch in = Volumes("DHWC");
+  const OpCase c{OperatorDef("rotate")
+                     .Arg("angle", 90.0)
+                     .Arg("axis", std::vector<double>{0, 0, 1})
+                     .Arg("interp_type", std::string("NN")),
+                 in};
+  const std::vector<Batch> out = RunOpCase(c);
+  ASSERT_EQ(out[0].layout(), "DHWC");
+  for (int i = 0; i < 2; ++i) {
+    const TensorShape& s = in.shapes[size_t(i)];
+    ASSERT_EQ(out[0].shape(i), (TensorShape{s[0], s[2], s[1], 2}));
+    for (int64_t z = 0; z < s[0]; ++z)
+      for (int64_t y = 0; y < s[2]; ++y)
+        for (int64_t x = 0; x < s[1]; ++x)
+          for (int64_t ch = 0; ch < 2; ++ch)
+            ASSERT_EQ(OutAt(out[0], i, "DHWC", z, y, x, ch), At(in, i, z, s[1] - 1 - x, y, ch));
+  }
+  ExpectSameForAnyThreadCount(c);
+  ExpectRunError(OpCase{OperatorDef("rotate").Arg("angle", 10.0), in}, "axis");
+  ExpectCallError(OperatorDef("rotate").Arg("angle", 10.0).Arg("axis", std::vector<double>{1, 0}), "axis", "");
 }
 
 TEST(VolumeOps, CropMirrorNormalizeVolumesToCdhw) {
