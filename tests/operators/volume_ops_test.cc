@@ -137,7 +137,7 @@ TEST(VolumeOps, ResizeChannelFirstIsEachChannelResizedAlone) {
   for (auto& s : images.shapes) s = TensorShape{s[0], s[1] * s[2], s[3]};  // 2 x 12 x 5, 2 x 12 x 6
   for (const HostBatch& in : {Volumes("CDHW"), images}) {
     const bool volume = in.layout == "CDHW";
-    for (const std::string interp : {"INTERP_LINEAR", "INTERP_NN", "INTERP_CUBIC"}) {
+    for (const std::string interp : {"LINEAR", "NN", "CUBIC"}) {
       OperatorDef rs = OperatorDef("resize").Arg("interp_type", interp).Arg("resize_x", -7.0).Arg("resize_y", 5.0);
       if (volume) rs.Arg("resize_z", 6.0);
       const OpCase c{rs, in};
@@ -161,7 +161,7 @@ TEST(VolumeOps, ResizeChannelFirstIsEachChannelResizedAlone) {
   // More channels than the interleaved kernels take (1..4): planes have no such limit.
   std::vector<uint8_t> six(6 * 2 * 3 * 4);
   std::iota(six.begin(), six.end(), uint8_t{0});
-  const HostBatch wide = HostBatch::Of({six}, {TensorShape{6, 2, 3, 4}}, "CDHW");
+  const HostBatch wide = HostBatch::Of(std::vector<std::vector<uint8_t>>{six}, {TensorShape{6, 2, 3, 4}}, "CDHW");
   EXPECT_EQ(RunOpCase(OpCase{OperatorDef("resize").Arg("size", std::vector<double>{3, 3, 3}), wide})[0].shape(0),
             (TensorShape{6, 3, 3, 3}));
   ExpectRunError(OpCase{OperatorDef("resize").Arg("size", std::vector<double>{6, 8}), Volumes("CDHW")}, "size");

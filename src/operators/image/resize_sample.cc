@@ -4,6 +4,7 @@
 
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_volume.h"
+#include "kernels/tensor/transpose.h"
 
 namespace sluice {
 namespace {
@@ -28,19 +29,11 @@ void ResizeRgbPlanes(const uint8_t* in, const ResizeSamplePlan& p, uint8_t* out)
   thread_local std::vector<uint8_t> src, dst;
   if (src.size() < 3 * in_plane) src.resize(3 * in_plane);
   if (dst.size() < 3 * out_plane) dst.resize(3 * out_plane);
-  const uint8_t *r = in, *g = in + in_plane, *b = in + 2 * in_plane;
-  for (size_t j = 0; j < in_plane; ++j) {
-    src[3 * j] = r[j];
-    src[3 * j + 1] = g[j];
-    src[3 * j + 2] = b[j];
-  }
+  const int64_t in_chw[3] = {3, p.in_h, p.in_w}, out_hwc[3] = {p.out_h, p.out_w, 3};
+  const int to_hwc[3] = {1, 2, 0}, to_chw[3] = {2, 0, 1};
+  kernels::Transpose(in, src.data(), in_chw, to_hwc, 1);
   kernels::Resize(src.data(), p.in_h, p.in_w, 3, dst.data(), p.out_h, p.out_w, p.params);
-  uint8_t *ro = out, *go = out + out_plane, *bo = out + 2 * out_plane;
-  for (size_t j = 0; j < out_plane; ++j) {
-    ro[j] = dst[3 * j];
-    go[j] = dst[3 * j + 1];
-    bo[j] = dst[3 * j + 2];
-  }
+  kernels::Transpose(dst.data(), out, out_hwc, to_chw, 1);
 }
 
 }  // namespace
