@@ -1,4 +1,5 @@
-"""fn.warp_affine on DHWC volumes with 3x4 matrices, and the 3-D fn.transforms.* builders, against
+"""fn.warp_affine on DHWC volumes with 3x4 matrices, fn.rotate about an axis (DALI's 3-D canvas and
+mapping), and the 3-D fn.transforms.* builders, against
 independent references: scipy.ndimage.affine_transform (trilinear and nearest sampling) and
 matrices written out with NumPy (Rodrigues' rotation, shear, scale about a centre, crop mapping,
 composition).

@@ -1,7 +1,8 @@
 """Volumetric data (DALI's DHWC / CDHW layouts) through the image and tensor operators, against
 NumPy written independently here: slice, pad, transpose, normalize and erase over the depth axis D,
 flip with `depthwise`, crop and crop_mirror_normalize with `crop_d` / `crop_pos_z` (anchors,
-out_of_bounds_policy, fills, CDHW/DHWC outputs), FDHWC sequences frame by frame,
+out_of_bounds_policy, fills, CDHW/DHWC outputs), FDHWC sequences frame by frame, the colour
+operators on DHWC (every voxel a pixel),
 on random volumes of uint8, int16 and float32, for both layouts, with constant and per-sample
 arguments; the results are the same for num_threads 1 and 3.
 """
