@@ -98,9 +98,10 @@ def test_input_layouts_are_part_of_the_schema():
     """Each input's accepted layouts, which the core checks once per batch, are in the schema and in
     the docs fn and ops carry; an input of any layout has ""."""
     resize = sluice.schema.get_schema("resize")
-    assert resize.input_layouts == ["HWC (or FHWC, DHWC, FDHWC); none: read as HWC"]
-    assert ("images: HWC images or DHWC volumes (or FHWC sequences, resized frame by frame), uint8 or float32. "
-            "Layout: HWC (or FHWC, DHWC, FDHWC); none: read as HWC.\n") in fn.resize.__doc__
+    assert resize.input_layouts == ["HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW); none: read as HWC"]
+    assert ("images: HWC or CHW images, DHWC or CDHW volumes (or F-first sequences of them, resized frame by frame), "
+            "uint8 or float32. Channel-first inputs are resized channel by channel (CPU only). "
+            "Layout: HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW); none: read as HWC.\n") in fn.resize.__doc__
     equalize = sluice.schema.get_schema("equalize")
     assert equalize.input_layouts == [
         "HWC, CHW or HW (or FHWC, FCHW, FHW); none: read as HWC or HW by the number of dimensions"]
@@ -110,7 +111,8 @@ def test_input_layouts_are_part_of_the_schema():
 def test_a_wrong_input_layout_is_one_message_naming_the_operator_and_input():
     pipe = sluice.Pipeline(batch_size=1, num_threads=1, seed=1)
     with pipe:
-        images = fn.external_source(source=lambda: [np.zeros((3, 8, 8), np.uint8)], layout="CHW")
+        images = fn.external_source(source=lambda: [np.zeros((3, 8, 8), np.uint8)], layout="WHC")
         pipe.set_outputs(fn.resize(images, size=4, name="rs"))
-    with pytest.raises(sluice.SluiceError, match=r"^\[rs\] input 0 \('images'\) must have layout HWC \(or FHWC, DHWC, FDHWC\), got 'CHW'"):
+    with pytest.raises(sluice.SluiceError, match=r"^\[rs\] input 0 \('images'\) must have layout HWC or CHW "
+                                                 r"\(or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW\), got 'WHC'"):
         pipe.run()

@@ -1,4 +1,5 @@
-"""fn.warp_affine on DHWC volumes with 3x4 matrices, and the 3-D fn.transforms.* builders, against
+"""fn.warp_affine on DHWC volumes with 3x4 matrices, fn.rotate about an axis (DALI's 3-D canvas and
+mapping), and the 3-D fn.transforms.* builders, against
 independent references: scipy.ndimage.affine_transform (trilinear and nearest sampling) and
 matrices written out with NumPy (Rodrigues' rotation, shear, scale about a centre, crop mapping,
 composition).
@@ -162,3 +163,68 @@ def test_volume_warp_is_the_same_for_any_thread_count():
     (b,) = run(build, vols, threads=3)
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
+
+
+def rotation_np(axis, degrees):
+    """Rodrigues' right-handed rotation about `axis` (x, y, z), written out independently."""
+    u = np.asarray(axis, np.float64) / np.linalg.norm(axis)
+    r = np.deg2rad(degrees)
+    K = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    return np.eye(3) + np.sin(r) * K + (1 - np.cos(r)) * (K @ K)
+
+
+def dali_rotated_canvas(dhw, axis, degrees):
+    """DALI's 3-D rotate output size (rotate_params.h): ceil(|R| (w, h, d) - 0.01) per axis, then the
+    parity of the input extent with the largest |R| entry of that row (the diagonal on ties)."""
+    R = np.abs(rotation_np(axis, degrees))
+    size_xyz = np.array(dhw[::-1], np.float64)
+    out = np.ceil(R @ size_xyz - 0.01).astype(int)
+    for i in range(3):
+        dom = i
+        for j in range(3):
+            if R[i, j] > R[i, dom]:
+                dom = j
+        if out[i] % 2 != int(size_xyz[dom]) % 2:
+            out[i] += 1
+    return tuple(int(v) for v in out[::-1])
+
+
+@pytest.mark.parametrize("axis,angle,keep", [((0, 0, 1), 30.0, False), ((1, 1, 0), -50.0, False),
+                                             ((0.3, -1, 2), 115.0, False), ((1, 0, 0), 20.0, True)])
+def test_rotate_volumes_about_an_axis_matches_scipy(axis, angle, keep):
+    """rotate on DHWC volumes (DALI takes them, with `axis`): the output canvas by DALI's rule and
+    the mapping T(in / 2) R(axis, -angle) T(-out / 2), checked against scipy.ndimage.affine_transform."""
+    vols = [RNG.normal(size=(6, 9, 11, 2)).astype(np.float32), RNG.normal(size=(9, 5, 7, 1)).astype(np.float32)]
+    out = run(lambda x: (fn.rotate(x, angle=angle, axis=axis, keep_size=keep, fill_value=0.0),
+                         fn.rotate(x, angle=angle, axis=axis, keep_size=keep, interp_type=types.INTERP_NN)), vols)
+    for v, lin, nn in zip(vols, *out):
+        shape = v.shape[:3] if keep else dali_rotated_canvas(v.shape[:3], axis, angle)
+        assert lin.shape == shape + v.shape[3:] and nn.shape == lin.shape
+        in_c = np.array(v.shape[:3][::-1], np.float64) / 2
+        out_c = np.array(shape[::-1], np.float64) / 2
+        A = rotation_np(axis, -angle)
+        m34 = np.concatenate([A, (in_c - A @ out_c)[:, None]], 1)
+        np.testing.assert_allclose(lin, scipy_warp(v, m34, shape=shape, fill=0.0), atol=1e-5)
+        # Nearest: exact away from ties (a source coordinate on a voxel boundary, which the centred
+        # canvases make common and each rounds its own way).
+        z, y, x = np.meshgrid(*(np.arange(e) + 0.5 for e in shape), indexing="ij")
+        src = np.einsum("ij,jzyx->izyx", m34, np.stack([x, y, z, np.ones_like(x)]))
+        clear = np.all(np.abs(src - np.round(src)) > 1e-4, axis=0)
+        assert clear.mean() > 0.5
+        ref = scipy_warp(v, m34, shape=shape, order=0)
+        np.testing.assert_array_equal(nn[clear], ref[clear])
+
+
+def test_rotate_volume_size_and_errors():
+    vols = [RNG.integers(0, 256, (4, 6, 8, 1)).astype(np.uint8)]
+    (a,) = run(lambda x: fn.rotate(x, angle=10, axis=(0, 1, 0), size=(3, 5, 7)), vols)
+    assert a[0].shape == (3, 5, 7, 1) and a[0].dtype == np.uint8
+    # 90 degrees about z: x and y swap extents; the depth stays.
+    (b,) = run(lambda x: fn.rotate(x, angle=90, axis=(0, 0, 1)), vols)
+    assert b[0].shape == (4, 8, 6, 1)
+    with pytest.raises(Exception, match="axis"):
+        run(lambda x: fn.rotate(x, angle=10), vols)
+    with pytest.raises(Exception, match="axis"):
+        run(lambda x: fn.rotate(x, angle=10, axis=(0, 0, 0)), vols)
+    with pytest.raises(Exception, match="size"):
+        run(lambda x: fn.rotate(x, angle=10, axis=(0, 0, 1), size=(3, 3)), vols)

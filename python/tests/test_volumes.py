@@ -1,7 +1,8 @@
 """Volumetric data (DALI's DHWC / CDHW layouts) through the image and tensor operators, against
 NumPy written independently here: slice, pad, transpose, normalize and erase over the depth axis D,
 flip with `depthwise`, crop and crop_mirror_normalize with `crop_d` / `crop_pos_z` (anchors,
-out_of_bounds_policy, fills, CDHW/DHWC outputs), FDHWC sequences frame by frame,
+out_of_bounds_policy, fills, CDHW/DHWC outputs), FDHWC sequences frame by frame, the colour
+operators on DHWC (every voxel a pixel),
 on random volumes of uint8, int16 and float32, for both layouts, with constant and per-sample
 arguments; the results are the same for num_threads 1 and 3.
 """
@@ -237,3 +238,24 @@ def test_crop_mirror_normalize_volumes(out_layout):
             ref = np.moveaxis(ref, 3, 0)
         assert o.dtype == np.float32
         np.testing.assert_allclose(o, ref, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("op,kwargs", [
+    ("brightness_contrast", dict(brightness=1.3, contrast=0.7, brightness_shift=0.05)),
+    ("brightness", dict(brightness=0.8)),
+    ("contrast", dict(contrast=1.5, contrast_center=100.0)),
+    ("hsv", dict(hue=30.0, saturation=0.5, value=1.1)),
+    ("color_twist", dict(hue=-20.0, saturation=1.2, brightness=0.9, contrast=1.1)),
+])
+def test_colour_adjustments_take_dhwc_volumes_pixel_by_pixel(op, kwargs):
+    """DALI's brightness_contrast family and its colour twists take DHWC volumes: every voxel is
+    adjusted as a pixel, so a volume equals its slices stacked as one (D*H) x W image."""
+    vols = [RNG.integers(0, 256, (4 + k, 5, 6 + k, 3)).astype(np.uint8) for k in range(2)]
+    f = getattr(fn, op)
+    (out,), layouts = run(lambda x: f(x, **kwargs), vols, "DHWC")
+    (flat,), _ = run(lambda x: f(x, **kwargs), [v.reshape(-1, v.shape[2], 3) for v in vols], "HWC")
+    assert layouts == ["DHWC"]
+    for v, o, r in zip(vols, out, flat):
+        assert o.shape == v.shape
+        np.testing.assert_array_equal(o, r.reshape(v.shape))
+        assert not np.array_equal(o, v)

@@ -210,8 +210,10 @@ TEST(SchemaLayouts, SamplesThatDoNotFitTheLayoutAreRejectedWithTheOneMessage) {
 }
 
 TEST(SchemaLayouts, MessagesListTheAcceptedLayouts) {
-  EXPECT_EQ(ErrorMessage(OperatorDef("resize").Arg("resize_x", 4.0), {TensorShape{3, 4, 4}}, "CHW"),
-            "input 0 ('images') must have layout HWC (or FHWC, DHWC, FDHWC), got 'CHW'");
+  EXPECT_EQ(ErrorMessage(OperatorDef("resize").Arg("resize_x", 4.0), {TensorShape{3, 4, 4}}, "WHC"),
+            "input 0 ('images') must have layout HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW), got 'WHC'");
+  EXPECT_EQ(ErrorMessage(OperatorDef("resize").Arg("resize_x", 4.0), {TensorShape{2, 3, 4, 4}}, "CFHW"),
+            "input 0 ('images') must have layout HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW), got 'CFHW'");
   EXPECT_EQ(ErrorMessage(OperatorDef("equalize"), {TensorShape{2, 2, 2}}, "XYZ"),
             "input 0 ('images') must have layout HWC, CHW or HW (or FHWC, FCHW, FHW), got 'XYZ'");
   EXPECT_EQ(ErrorMessage(OperatorDef("color_space_conversion").Arg("image_type", std::string("RGB")).Arg("output_type", std::string("BGR")),
@@ -246,6 +248,24 @@ TEST(SchemaLayouts, SequencesAreAcceptedWhereDeclared) {
   const OperatorDef rs = OperatorDef("resize").Arg("size", std::vector<double>{2, 3, 4});
   EXPECT_EQ(RunOne(rs, {TensorShape{4, 5, 6, 1}}, "DHWC").shape(0), (TensorShape{2, 3, 4, 1}));
   EXPECT_EQ(RunOne(rs, {TensorShape{2, 4, 5, 6, 1}}, "FDHWC").shape(0), (TensorShape{2, 2, 3, 4, 1}));
+  // ... and their channel-first forms (resized channel by channel), keeping the layout.
+  const Batch cdhw = RunOne(rs, {TensorShape{3, 4, 5, 6}}, "CDHW");
+  EXPECT_EQ(cdhw.layout(), "CDHW");
+  EXPECT_EQ(cdhw.shape(0), (TensorShape{3, 2, 3, 4}));
+  EXPECT_EQ(RunOne(rs, {TensorShape{2, 3, 4, 5, 6}}, "FCDHW").shape(0), (TensorShape{2, 3, 2, 3, 4}));
+  const OperatorDef rs2 = OperatorDef("resize").Arg("size", std::vector<double>{3, 4});
+  const Batch chw = RunOne(rs2, {TensorShape{5, 6, 7}}, "CHW");
+  EXPECT_EQ(chw.layout(), "CHW");
+  EXPECT_EQ(chw.shape(0), (TensorShape{5, 3, 4}));
+  EXPECT_EQ(RunOne(rs2, {TensorShape{2, 5, 6, 7}}, "FCHW").shape(0), (TensorShape{2, 5, 3, 4}));
+  // The fused resize -> crop_mirror_normalize takes them too (crop_mirror_normalize reads CHW/CDHW).
+  const std::vector<OperatorDef> fused = Calls().at("_fused.resize_crop_mirror_normalize");
+  const Batch fused_chw = RunChain(fused, {TensorShape{3, 6, 7}}, "CHW");
+  EXPECT_EQ(fused_chw.layout(), "CHW");
+  EXPECT_EQ(fused_chw.shape(0), (TensorShape{3, 4, 4}));
+  const Batch fused_cdhw = RunChain(fused, {TensorShape{3, 6, 4, 4}}, "CDHW");
+  EXPECT_EQ(fused_cdhw.layout(), "CDHW");
+  EXPECT_EQ(fused_cdhw.shape(0), (TensorShape{3, 6, 4, 4}));
   // Volumes and sequences of them, where the base layout has its channels first.
   for (const std::string layout : {"CHW", "FCHW", "CDHW", "FCDHW"}) {
     std::vector<int64_t> dims(layout.size(), 2);

@@ -1,5 +1,6 @@
 // Volumes (DHWC, CDHW) through flip (depthwise), crop (crop_d, crop_pos_z), resize (resize_z, size
-// of 3) and warp_affine (3x4 matrices), with the shared harness: the values against loops written
+// of 3; CDHW and CHW channel by channel), crop_mirror_normalize (channel-first input too),
+// warp_affine (3x4 matrices) and rotate (about an axis), with the shared harness: the values against loops written
 // here, determinism across thread counts, and bad arguments rejected at the call or at the run
 // naming the argument. NumPy/SciPy comparisons are in python/tests/test_volume*.py.
 #include <gtest/gtest.h>
@@ -112,6 +113,97 @@ TEST(VolumeOps, ResizeVolumesShapesAndDeterminism) {
   ExpectRunError(OpCase{OperatorDef("resize").Arg("size", std::vector<double>{6, 8}), in}, "size");
 }
 
+// Channel c of every sample of `b` (CDHW or CHW) as a 1-channel DHWC (HWC) batch.
+HostBatch Channel(const HostBatch& b, int64_t c) {
+  std::vector<std::vector<uint8_t>> data;
+  std::vector<TensorShape> shapes;
+  for (size_t i = 0; i < b.shapes.size(); ++i) {
+    const TensorShape& s = b.shapes[i];
+    const size_t plane = size_t(s.num_elements() / s[0]);
+    data.emplace_back(b.bytes[i].begin() + std::ptrdiff_t(size_t(c) * plane),
+                      b.bytes[i].begin() + std::ptrdiff_t(size_t(c + 1) * plane));
+    std::vector<int64_t> dims(s.dims().begin() + 1, s.dims().end());
+    dims.push_back(1);
+    shapes.push_back(TensorShape(dims));
+  }
+  return HostBatch::Of(data, shapes, b.layout == "CDHW" ? "DHWC" : "HWC");
+}
+
+// CDHW volumes and CHW images are resized channel by channel: each output channel is exactly the
+// 1-channel DHWC (HWC) resize of that input channel, for every filter and a mirrored axis.
+TEST(VolumeOps, ResizeChannelFirstIsEachChannelResizedAlone) {
+  HostBatch images = Volumes("CDHW");
+  images.layout = "CHW";
+  for (auto& s : images.shapes) s = TensorShape{s[0], s[1] * s[2], s[3]};  // 2 x 12 x 5, 2 x 12 x 6
+  for (const HostBatch& in : {Volumes("CDHW"), images}) {
+    const bool volume = in.layout == "CDHW";
+    for (const std::string interp : {"LINEAR", "NN", "CUBIC"}) {
+      OperatorDef rs = OperatorDef("resize").Arg("interp_type", interp).Arg("resize_x", -7.0).Arg("resize_y", 5.0);
+      if (volume) rs.Arg("resize_z", 6.0);
+      const OpCase c{rs, in};
+      const std::vector<Batch> out = RunOpCase(c);
+      ASSERT_EQ(out[0].layout(), in.layout);
+      for (int64_t ch = 0; ch < 2; ++ch) {
+        const std::vector<Batch> alone = RunOpCase(OpCase{rs, Channel(in, ch)});
+        for (int i = 0; i < 2; ++i) {
+          const TensorShape& a = alone[0].shape(i);
+          ASSERT_EQ(out[0].shape(i), volume ? (TensorShape{2, a[0], a[1], a[2]}) : (TensorShape{2, a[0], a[1]}));
+          EXPECT_EQ(a, volume ? (TensorShape{6, 5, 7, 1}) : (TensorShape{5, 7, 1}));
+          const size_t n = size_t(a.num_elements());
+          const auto* o = static_cast<const uint8_t*>(out[0].data(i)) + size_t(ch) * n;
+          const auto* r = static_cast<const uint8_t*>(alone[0].data(i));
+          EXPECT_EQ(std::vector<uint8_t>(o, o + n), std::vector<uint8_t>(r, r + n)) << in.layout << " " << interp;
+        }
+      }
+      ExpectSameForAnyThreadCount(c);
+    }
+  }
+  // More channels than the interleaved kernels take (1..4): planes have no such limit.
+  std::vector<uint8_t> six(6 * 2 * 3 * 4);
+  std::iota(six.begin(), six.end(), uint8_t{0});
+  const HostBatch wide = HostBatch::Of(std::vector<std::vector<uint8_t>>{six}, {TensorShape{6, 2, 3, 4}}, "CDHW");
+  EXPECT_EQ(RunOpCase(OpCase{OperatorDef("resize").Arg("size", std::vector<double>{3, 3, 3}), wide})[0].shape(0),
+            (TensorShape{6, 3, 3, 3}));
+  ExpectRunError(OpCase{OperatorDef("resize").Arg("size", std::vector<double>{6, 8}), Volumes("CDHW")}, "size");
+}
+
+// crop_mirror_normalize reads CDHW input channel by channel, each with its own mean, std and
+// fill value, into a CDHW or DHWC output (pad_output's extra channel 0).
+TEST(VolumeOps, CropMirrorNormalizeCdhwInput) {
+  const HostBatch in = Volumes("CDHW");
+  for (const std::string layout : {"CDHW", "DHWC"}) {
+    const OpCase c{OperatorDef("crop_mirror_normalize")
+                       .Arg("crop", std::vector<double>{2, 2, 3})
+                       .Arg("crop_pos_z", 1.0)
+                       .Arg("mirror", int64_t{1})
+                       .Arg("mean", std::vector<double>{1.0, 3.0})
+                       .Arg("std", std::vector<double>{2.0, 4.0})
+                       .Arg("pad_output", true)
+                       .Arg("output_layout", layout),
+                   in};
+    const std::vector<Batch> out = RunOpCase(c);
+    ASSERT_EQ(out[0].layout(), layout);
+    const bool cf = layout == "CDHW";
+    for (int i = 0; i < 2; ++i) {
+      const TensorShape& s = in.shapes[size_t(i)];
+      ASSERT_EQ(out[0].shape(i), cf ? (TensorShape{3, 2, 2, 3}) : (TensorShape{2, 2, 3, 3}));
+      const int64_t z0 = s[1] - 2, y0 = std::lround((s[2] - 2) * 0.5), x0 = std::lround((s[3] - 3) * 0.5);
+      const auto* o = static_cast<const float*>(out[0].data(i));
+      for (int64_t ch = 0; ch < 3; ++ch)
+        for (int64_t z = 0; z < 2; ++z)
+          for (int64_t y = 0; y < 2; ++y)
+            for (int64_t x = 0; x < 3; ++x) {
+              const float got = o[cf ? ((ch * 2 + z) * 2 + y) * 3 + x : ((z * 2 + y) * 3 + x) * 3 + ch];
+              const float want = ch == 2 ? 0.0f
+                                         : (At(in, i, z0 + z, y0 + y, x0 + 2 - x, ch) - (ch ? 3.0f : 1.0f)) /
+                                               (ch ? 4.0f : 2.0f);
+              ASSERT_FLOAT_EQ(got, want) << layout << " sample " << i;
+            }
+    }
+    ExpectSameForAnyThreadCount(c);
+  }
+}
+
 TEST(VolumeOps, WarpAffineIdentityAndTranslation) {
   const HostBatch in = Volumes("DHWC");
   // x' = x + 1 (output voxel x samples input x + 1), nearest, fill 9 beyond the volume.
@@ -133,6 +225,31 @@ TEST(VolumeOps, WarpAffineIdentityAndTranslation) {
   ExpectSameForAnyThreadCount(c);
   ExpectRunError(OpCase{OperatorDef("warp_affine").Arg("matrix", std::vector<double>{1, 0, 0, 0, 1, 0}), in}, "3x4");
   ExpectCallError(OperatorDef("warp_affine").Arg("matrix", std::vector<double>(9, 1.0)), "matrix", "");
+}
+
+// rotate by 90 degrees about z (right-handed, as DALI's 3-D rotate): the canvas swaps height and
+// width, and output voxel (z, y, x) is input voxel (z, H - 1 - x, y), exactly (nearest, no ties).
+TEST(VolumeOps, RotateVolumeAboutAnAxis) {
+  const HostBatch in = Volumes("DHWC");
+  const OpCase c{OperatorDef("rotate")
+                     .Arg("angle", 90.0)
+                     .Arg("axis", std::vector<double>{0, 0, 1})
+                     .Arg("interp_type", std::string("NN")),
+                 in};
+  const std::vector<Batch> out = RunOpCase(c);
+  ASSERT_EQ(out[0].layout(), "DHWC");
+  for (int i = 0; i < 2; ++i) {
+    const TensorShape& s = in.shapes[size_t(i)];
+    ASSERT_EQ(out[0].shape(i), (TensorShape{s[0], s[2], s[1], 2}));
+    for (int64_t z = 0; z < s[0]; ++z)
+      for (int64_t y = 0; y < s[2]; ++y)
+        for (int64_t x = 0; x < s[1]; ++x)
+          for (int64_t ch = 0; ch < 2; ++ch)
+            ASSERT_EQ(OutAt(out[0], i, "DHWC", z, y, x, ch), At(in, i, z, s[1] - 1 - x, y, ch));
+  }
+  ExpectSameForAnyThreadCount(c);
+  ExpectRunError(OpCase{OperatorDef("rotate").Arg("angle", 10.0), in}, "axis");
+  ExpectCallError(OperatorDef("rotate").Arg("angle", 10.0).Arg("axis", std::vector<double>{1, 0}), "axis", "");
 }
 
 TEST(VolumeOps, CropMirrorNormalizeVolumesToCdhw) {

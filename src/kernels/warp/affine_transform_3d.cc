@@ -134,4 +134,33 @@ Affine3D CropTransform3D(Vec3 fs, Vec3 fe, Vec3 ts, Vec3 te, bool absolute) {
   return a;
 }
 
+std::array<int64_t, 3> RotatedCanvasSize3D(int64_t in_d, int64_t in_h, int64_t in_w, const Affine3D& rotation) {
+  const double in[3] = {double(in_w), double(in_h), double(in_d)};  // (x, y, z)
+  const int64_t in_i[3] = {in_w, in_h, in_d};
+  int64_t out[3];
+  for (int r = 0; r < 3; ++r) {
+    double extent = 0;
+    int dominant = r;  // the input axis contributing most to this output axis; the diagonal on ties
+    for (int c = 0; c < 3; ++c) {
+      const double a = std::abs(rotation.m[r][c]);
+      extent += a * in[c];
+      if (a > std::abs(rotation.m[r][dominant])) dominant = c;
+    }
+    out[r] = static_cast<int64_t>(std::ceil(extent - 1e-2));
+    out[r] += (out[r] % 2) ^ (in_i[dominant] % 2);
+    out[r] = std::max<int64_t>(out[r], 0);
+  }
+  return {out[2], out[1], out[0]};
+}
+
+bool RotateInverseMap3D(const std::array<int64_t, 3>& in_dhw, const std::array<int64_t, 3>& out_dhw, const Vec3& axis,
+                        double degrees, Affine3D* out) {
+  Affine3D r;
+  if (!Rotation3D(axis, -degrees, &r)) return false;
+  const Affine3D to_center = Translation3D({-0.5 * double(out_dhw[2]), -0.5 * double(out_dhw[1]), -0.5 * double(out_dhw[0])});
+  const Affine3D from_center = Translation3D({0.5 * double(in_dhw[2]), 0.5 * double(in_dhw[1]), 0.5 * double(in_dhw[0])});
+  *out = Compose(from_center, Compose(r, to_center));
+  return true;
+}
+
 }  // namespace sluice::kernels

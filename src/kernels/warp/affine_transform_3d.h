@@ -37,6 +37,18 @@ Affine3D Scaling3D(const Vec3& scale);
 bool Rotation3D(const Vec3& axis, double degrees, Affine3D* out);
 // s = (sxy, sxz, syx, syz, szx, szy): x' = x + sxy y + sxz z, y' = syx x + y + syz z, ...
 Affine3D Shear3D(const std::array<double, 6>& s);
+// DALI's rotate output size for volumes (rotate_params.h, the 3-D RotatedCanvasSize): the bounding
+// box of a (in_d, in_h, in_w) volume under the linear part R of `rotation`, out = ceil(|R| (w, h, d)
+// - 0.01) per axis (x, y, z), each extent then made to have the parity of the input extent that
+// contributes most to it (the largest |R| entry of its row; the diagonal on ties), +1 if needed.
+// Returns {depth, height, width}.
+std::array<int64_t, 3> RotatedCanvasSize3D(int64_t in_d, int64_t in_h, int64_t in_w, const Affine3D& rotation);
+// DALI's rotate mapping for volumes (output -> input coordinates): the volume rotated by `degrees`
+// about `axis` (x, y, z; right-handed, as Rotation3D) about its centre onto an (out_d, out_h, out_w)
+// canvas, the centres aligned: M = T(in_size / 2) * Rotation3D(axis, -degrees) * T(-out_size / 2),
+// sizes in (x, y, z) order. False for a zero axis.
+bool RotateInverseMap3D(const std::array<int64_t, 3>& in_dhw, const std::array<int64_t, 3>& out_dhw, const Vec3& axis,
+                        double degrees, Affine3D* out);
 // The same linear part acting about `center`: translation center - A * center.
 Affine3D AboutCenter3D(const Affine3D& a, const Vec3& center);
 // transforms.crop in 3-D: maps from_start -> to_start and from_end -> to_end per axis;

@@ -70,9 +70,11 @@ OpSchema& AddContrast(OpSchema& s) {
 }
 
 OpSchema& AddCommon(OpSchema& s) {
-  // Channel-last images (HWC) and sequences of them (FHWC, frame by frame: pipeline/sequence_unfold.h).
-  return s.Input("images", "HWC images (or FHWC sequences): uint8, int16, int32 or float32.",
-                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence())
+  // Channel-last images (HWC), DHWC volumes (element-wise: a stack of pixels like an image) and
+  // sequences of them (FHWC, frame by frame: pipeline/sequence_unfold.h).
+  return s.Input("images", "HWC images or DHWC volumes (or FHWC sequences): uint8, int16, int32 or float32.",
+                 {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat32},
+                 InputLayouts{"HWC"}.AllowSequence().AllowVolume())
       .UnfoldsSequences()
       .Output("output", "The adjusted images, same shape.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"),

@@ -23,9 +23,9 @@ class ColorTwistOp : public Operator {
     const TensorList& in = ws.Input(0);
     for (int i = 0; i < in.num_samples(); ++i) {
       const TensorShape& s = in.shape(i);
-      if (s[2] != 3)
-        throw Error("expected HWC images with 3 (RGB) channels, sample " + std::to_string(i) + " has shape " +
-                    s.ToString());
+      if (s[s.ndim() - 1] != 3)
+        throw Error("expected HWC images or DHWC volumes with 3 (RGB) channels, sample " + std::to_string(i) +
+                    " has shape " + s.ToString());
     }
     in_type_ = in.dtype();
     if (!kernels::ColorKernelSupports(in_type_))
@@ -46,7 +46,7 @@ class ColorTwistOp : public Operator {
     transforms_.resize(static_cast<size_t>(n));
     for (size_t i = 0; i < transforms_.size(); ++i)
       transforms_[i] = kernels::ColorTwistTransform(hue[i], sat[i], value[i], brightness[i], contrast[i], half_range);
-    return {OutputDesc{in.shapes(), out_type_, "HWC", in.is_contiguous()}};
+    return {OutputDesc{in.shapes(), out_type_, InputLayout(ws, 0), in.is_contiguous()}};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
@@ -73,9 +73,11 @@ OpSchema& ImageType(OpSchema& s) {
       .Enum({"RGB"}, true);
 }
 OpSchema& Common(OpSchema& s) {
-  return s.Input("images", "RGB HWC images: uint8, int16, int32, float16 or float32.",
+  // Every pixel on its own, so DHWC volumes are a stack of pixels like an image (DALI takes them).
+  return s.Input("images", "RGB HWC images or DHWC volumes (or FHWC sequences): uint8, int16, int32, float16 or "
+                 "float32.",
                  {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16, DType::kFloat32},
-                 InputLayouts{"HWC"}.AllowSequence())
+                 InputLayouts{"HWC"}.AllowSequence().AllowVolume())
       .UnfoldsSequences()
       .Output("output", "The adjusted images, same shape.")
       .Arg("dtype", ArgType::kDType, std::string("uint8"),

@@ -18,6 +18,8 @@ class CropMirrorNormalizeGpu : public GpuOperator {
     RequireStream(ws);
     PlanCropMirrorNormalize(*this, args_, ws, plan_);
     if (plan_.volume) throw Error("crop_mirror_normalize (gpu): volumes are supported by the CPU operator only");
+    if (plan_.channels_first)
+      throw Error("crop_mirror_normalize (gpu): CHW input is supported by the CPU operator only");
     return {plan_.output};
   }
 

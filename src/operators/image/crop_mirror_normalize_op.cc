@@ -1,7 +1,8 @@
 // crop_mirror_normalize: crop + mirror + normalize + layout + cast, one fused pass; DHWC volumes
-// slice by slice (crop_d, crop_pos_z; output CDHW or DHWC).
+// slice by slice (crop_d, crop_pos_z; output CDHW or DHWC); CHW/CDHW input channel by channel.
 #include "operators/image/crop_args.h"
 #include "operators/image/crop_mirror_normalize_plan.h"
+#include "operators/image/crop_mirror_normalize_planar.h"
 #include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -23,6 +24,9 @@ class CropMirrorNormalizeOp : public Operator {
     const CmnSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
     if (p.empty()) return;
     void* out = ws.Output(0).raw_mutable_sample(i);
+    const bool out_channels_first = plan_.output.layout[0] == 'C';
+    if (plan_.channels_first)
+      return RunCmnPlanar(in.raw_sample(i), in.dtype(), p, plan_.volume, out_channels_first, args_.out_type, out);
     if (plan_.volume) return RunCmnVolume(in.raw_sample(i), in.dtype(), p, plan_.output.layout == "CDHW", args_.out_type, out);
     if (in.dtype() == DType::kUInt8)
       kernels::CropMirrorNormalize(in.sample<uint8_t>(i), p.in_h, p.in_w, p.channels, p.params, args_.out_type, out);
@@ -41,8 +45,10 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
   OpSchema s("crop_mirror_normalize");
   s.Doc("Crops, mirrors, normalizes (out = scale * (in - mean) / std + shift), changes the layout (HWC -> CHW) and "
         "casts, in one pass.")
-      .Input("images", "HWC images or DHWC volumes (4 dimensions), or sequences of them (every frame of a sample "
-             "cropped, mirrored and normalized alike), uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("images", "HWC or CHW images, DHWC or CDHW volumes (without a layout: HWC for 3 dimensions, DHWC for "
+             "4), or sequences of them (every frame of a sample cropped, mirrored and normalized alike), uint8 or "
+             "float32. Channel-first inputs are processed channel by channel (CPU only).",
+             {DType::kUInt8, DType::kFloat32})
       .UnfoldsSequences()
       .Output("output", "Normalized images in output_layout.")
       .Arg("mirror", ArgType::kInt, int64_t{0}, "Mirror horizontally (per sample: 0 or 1).", true)

@@ -27,14 +27,16 @@ CmnArgs::CmnArgs(const Operator& op)
 
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan) {
   const TensorList& in = ws.Input(0);
-  PlanCropMirrorNormalize(op, args, ws, in.shapes(), in.dtype(), plan);
+  PlanCropMirrorNormalize(op, args, ws, in.shapes(), in.dtype(), ResolveSpatialLayout(in, op.name()), plan);
 }
 
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws,
-                             const std::vector<TensorShape>& shapes, DType dtype, CmnPlan& plan) {
+                             const std::vector<TensorShape>& shapes, DType dtype, const SpatialLayout& layout,
+                             CmnPlan& plan) {
   if (dtype != DType::kUInt8 && dtype != DType::kFloat32)
     throw Error("crop_mirror_normalize takes uint8 or float32 images, got " + std::string(ToString(dtype)));
-  const bool volume = !shapes.empty() && shapes[0].ndim() == 4;
+  const bool volume = layout.volume;
+  plan.channels_first = layout.channels_first;
   const CropArgs crop = ReadCropArgs(op, ws, /*volumetric=*/true);
   const std::vector<int> mirror = op.PerSampleArg<int>(ws, "mirror");
   const int n = static_cast<int>(shapes.size());
@@ -47,11 +49,10 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
   d.layout = volume ? (chw ? "CDHW" : "DHWC") : (chw ? "CHW" : "HWC");
   for (int i = 0; i < n; ++i) {
     const TensorShape& s = shapes[static_cast<size_t>(i)];
-    if (s.ndim() != (volume ? 4 : 3))
-      throw Error(volume ? "expected DHWC volumes like sample 0, got shape " + s.ToString()
-                         : "expected an HWC image, got shape " + s.ToString());
-    const int o = volume ? 1 : 0;  // the first of H, W, C
-    const int h = static_cast<int>(s[o]), w = static_cast<int>(s[o + 1]), c = static_cast<int>(s[o + 2]);
+    if (s.ndim() != layout.ndim())
+      throw Error("expected " + layout.layout + (volume ? " volumes" : " images") + ", got shape " + s.ToString());
+    const SpatialExtents e = ExtentsOf(layout, s);
+    const int h = static_cast<int>(e.height), w = static_cast<int>(e.width), c = static_cast<int>(e.channels);
     for (const auto* v : {&args.mean, &args.stddev, &args.fill})
       if (v->size() > 1 && static_cast<int>(v->size()) != c)
         throw Error("mean, std and fill_values need 1 or " + std::to_string(c) + " values for " + std::to_string(c) +
@@ -62,9 +63,9 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
     CmnSamplePlan& sp = plan.samples[static_cast<size_t>(i)];
     kernels::CropWindow win;
     if (volume) {
-      const CropWindow3 w3 = ResolveCrop3(crop, i, static_cast<int>(s[0]), h, w, op.name());
+      const CropWindow3 w3 = ResolveCrop3(crop, i, static_cast<int>(e.depth), h, w, op.name());
       win = kernels::ApplyOutOfBoundsPolicy(w3.hw, h, w, args.policy);
-      sp.in_d = static_cast<int>(s[0]);
+      sp.in_d = static_cast<int>(e.depth);
       sp.z = w3.z;
       sp.d = w3.d;
       ApplyDepthPolicy(sp.z, sp.d, sp.in_d, args.policy, op.name());

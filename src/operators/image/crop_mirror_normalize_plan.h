@@ -8,6 +8,7 @@
 
 #include "kernels/crop/crop_window.h"
 #include "kernels/crop_mirror_normalize/crop_mirror_normalize.h"
+#include "operators/image/spatial_layout.h"
 #include "operators/operator.h"
 
 namespace sluice {
@@ -38,17 +39,20 @@ struct CmnSamplePlan {
 
 struct CmnPlan {
   std::vector<CmnSamplePlan> samples;
-  bool volume = false;  // the batch is DHWC volumes (CPU only)
+  bool volume = false;          // the batch is DHWC or CDHW volumes (CPU only)
+  bool channels_first = false;  // the input is CHW or CDHW (CPU only; crop_mirror_normalize_planar.h)
   OutputDesc output;
 };
 
-// Checks the batch (uint8/float32 HWC images or DHWC volumes of 1..4 channels, mean/std/fill_values of 1 or C
+// Checks the batch (uint8/float32 HWC or CHW images, DHWC or CDHW volumes, as the input's layout
+// says (none: HWC for 3 dimensions, DHWC for 4), of 1..4 channels, mean/std/fill_values of 1 or C
 // values, the window against out_of_bounds_policy="error") and plans every sample into `plan`.
 // Per-sample arguments (crop, crop_pos_*, mirror) come from `ws`.
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan);
-// The same for images of `shapes` and `dtype` that are not ws.Input(0) (a fused operator plans
-// crop_mirror_normalize on the output its resize will compute).
+// The same for images of `shapes`, `dtype` and `layout` that are not ws.Input(0) (a fused operator
+// plans crop_mirror_normalize on the output its resize will compute).
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws,
-                             const std::vector<TensorShape>& shapes, DType dtype, CmnPlan& plan);
+                             const std::vector<TensorShape>& shapes, DType dtype, const SpatialLayout& layout,
+                             CmnPlan& plan);
 
 }  // namespace sluice

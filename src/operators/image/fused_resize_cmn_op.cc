@@ -11,11 +11,12 @@
 
 #include "kernels/crop_mirror_normalize/crop_mirror_normalize.h"
 #include "kernels/resize/resize.h"
-#include "kernels/resize/resize_volume.h"
 #include "kernels/resize/resize_window.h"
 #include "operators/image/crop_mirror_normalize_plan.h"
+#include "operators/image/crop_mirror_normalize_planar.h"
 #include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/image/resize_plan.h"
+#include "operators/image/resize_sample.h"
 #include "operators/image/resize_volume_plan.h"
 #include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
@@ -49,21 +50,27 @@ class FusedResizeCmnOp : public Operator {
   }
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    volumes_ = InputLayout(ws, 0) == "DHWC";
+    // resize keeps its input's layout (HWC, CHW, DHWC or CDHW), which crop_mirror_normalize reads.
+    const SpatialLayout layout = ResolveSpatialLayout(ws.Input(0), resize_->name());
+    volumes_ = layout.volume;
+    planar_ = layout.channels_first;
     scratch_.resize(static_cast<size_t>(ws.pool().num_threads()));
     if (volumes_) {
       PlanResizeVolumes(*resize_, *resize_args_, ws, volume_plan_);
-      PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, volume_plan_.output.shapes, volume_plan_.output.dtype, cmn_plan_);
+      PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, volume_plan_.output.shapes, volume_plan_.output.dtype, layout,
+                              cmn_plan_);
       return {cmn_plan_.output};
     }
-    PlanResize(*resize_, *resize_args_, ws, resize_plan_, /*windowed_input=*/true);
-    PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, resize_plan_.output.shapes, resize_plan_.output.dtype, cmn_plan_);
+    PlanResize(*resize_, *resize_args_, ws, resize_plan_, /*windowed_input=*/true, /*planar_input=*/true);
+    PlanCropMirrorNormalize(*cmn_, *cmn_args_, ws, resize_plan_.output.shapes, resize_plan_.output.dtype, layout,
+                            cmn_plan_);
     return {cmn_plan_.output};
   }
 
   void RunSample(Workspace& ws, int i, int thread) override {
     const CmnSamplePlan& c = cmn_plan_.samples[static_cast<size_t>(i)];
     if (c.empty()) return;
+    if (planar_) return RunPlanar(ws, i, thread, c);
     if (volumes_) return RunVolume(ws, i, thread, c);
     const ResizeSamplePlan& p = resize_plan_.samples[static_cast<size_t>(i)];
     const DType mid = resize_plan_.output.dtype;
@@ -96,6 +103,25 @@ class FusedResizeCmnOp : public Operator {
   }
 
  private:
+  // CHW images and CDHW volumes: what resize computes (plane by plane) into the scratch sample,
+  // then crop_mirror_normalize's channel-first path from there.
+  void RunPlanar(Workspace& ws, int i, int thread, const CmnSamplePlan& c) {
+    const DType mid = volumes_ ? volume_plan_.output.dtype : resize_plan_.output.dtype;
+    const TensorShape& shape = volumes_ ? volume_plan_.output.shapes[static_cast<size_t>(i)]
+                                        : resize_plan_.output.shapes[static_cast<size_t>(i)];
+    const size_t bytes = static_cast<size_t>(shape.num_elements()) * SizeOf(mid);
+    std::vector<uint8_t>& buf = scratch_[static_cast<size_t>(thread)];
+    if (buf.size() < bytes) buf.resize(bytes);
+    const TensorList& in = ws.Input(0);
+    if (volumes_)
+      ResizeVolumeSample(in.raw_sample(i), in.dtype(), volume_plan_.samples[static_cast<size_t>(i)],
+                         /*channels_first=*/true, buf.data(), mid);
+    else
+      ResizePlanes(in.raw_sample(i), in.dtype(), resize_plan_.samples[static_cast<size_t>(i)], buf.data(), mid);
+    RunCmnPlanar(buf.data(), mid, c, volumes_, cmn_plan_.output.layout[0] == 'C', cmn_args_->out_type,
+                 ws.Output(0).raw_mutable_sample(i));
+  }
+
   // DHWC volumes: what resize computes (ResizeVolume) into the scratch volume, then
   // crop_mirror_normalize's volume path from there.
   void RunVolume(Workspace& ws, int i, int thread, const CmnSamplePlan& c) {
@@ -105,15 +131,7 @@ class FusedResizeCmnOp : public Operator {
     std::vector<uint8_t>& buf = scratch_[static_cast<size_t>(thread)];
     if (buf.size() < bytes) buf.resize(bytes);
     const TensorList& in = ws.Input(0);
-    auto resize = [&](const auto* src, auto* dst) {
-      kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params, p.depth);
-    };
-    auto from = [&](auto* dst) {
-      if (in.dtype() == DType::kUInt8) resize(in.sample<uint8_t>(i), dst);
-      else resize(in.sample<float>(i), dst);
-    };
-    if (mid == DType::kUInt8) from(buf.data());
-    else from(reinterpret_cast<float*>(buf.data()));
+    ResizeVolumeSample(in.raw_sample(i), in.dtype(), p, /*channels_first=*/false, buf.data(), mid);
     RunCmnVolume(buf.data(), mid, c, cmn_plan_.output.layout == "CDHW", cmn_args_->out_type,
                  ws.Output(0).raw_mutable_sample(i));
   }
@@ -134,7 +152,8 @@ class FusedResizeCmnOp : public Operator {
   std::optional<ResizeArgs> resize_args_;
   std::optional<CmnArgs> cmn_args_;
   ResizePlan resize_plan_;
-  bool volumes_ = false;  // this batch is DHWC
+  bool volumes_ = false;  // this batch is DHWC or CDHW
+  bool planar_ = false;   // this batch is CHW or CDHW
   ResizeVolumePlan volume_plan_;
   CmnPlan cmn_plan_;
   std::vector<std::vector<uint8_t>> scratch_;  // per pool thread: one resized image
@@ -146,8 +165,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
   r.Register(OpSchema("_fused.resize_crop_mirror_normalize")
                  .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
                       "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
-                 .Input("images", "HWC images or DHWC volumes, uint8 or float32 (resize's input).",
-                        {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
+                 .Input("images", "HWC/CHW images or DHWC/CDHW volumes, uint8 or float32 (resize's input).",
+                        {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC", "CHW"}.AllowSequence().AllowVolume())
                  .UnfoldsSequences()
                  .Output("output", "crop_mirror_normalize's output.")
                  .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")

@@ -17,17 +17,19 @@ class ResizeOp : public Operator {
   explicit ResizeOp(const OpSpec& spec) : Operator(spec), args_(*this) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    volumes_ = InputLayout(ws, 0) == "DHWC";
+    const std::string layout = InputLayout(ws, 0);  // HWC, CHW, DHWC or CDHW (sequences come frame by frame)
+    volumes_ = layout == "DHWC" || layout == "CDHW";
     if (volumes_) {
       PlanResizeVolumes(*this, args_, ws, volume_plan_);
       return {volume_plan_.output};
     }
-    PlanResize(*this, args_, ws, plan_, /*windowed_input=*/true);
+    PlanResize(*this, args_, ws, plan_, /*windowed_input=*/true, /*planar_input=*/true);
     return {plan_.output};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
     if (volumes_) return RunVolume(ws, i);
+    if (plan_.channels_first) return RunPlanes(ws, i);
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
     const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
@@ -50,12 +52,41 @@ class ResizeOp : public Operator {
   }
 
  private:
+  // A CHW image: each channel plane is a contiguous 1-channel HW image, resized in place of the
+  // output's plane (no transposition).
+  void RunPlanes(Workspace& ws, int i) {
+    const TensorList& in = ws.Input(0);
+    TensorList& out = ws.Output(0);
+    const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
+    const size_t in_plane = size_t(p.in_h) * size_t(p.in_w), out_plane = size_t(p.out_h) * size_t(p.out_w);
+    auto run = [&](const auto* src, auto* dst) {
+      for (int c = 0; c < p.channels; ++c)
+        kernels::Resize(src + size_t(c) * in_plane, p.in_h, p.in_w, 1, dst + size_t(c) * out_plane, p.out_h, p.out_w,
+                        p.params);
+    };
+    auto to = [&](const auto* src) {
+      if (out.dtype() == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
+      else run(src, out.mutable_sample<float>(i));
+    };
+    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
+    else to(in.sample<float>(i));
+  }
+
+  // DHWC volumes in one call; CDHW ones channel by channel, each a contiguous 1-channel DHW volume.
   void RunVolume(Workspace& ws, int i) {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
     const ResizeVolumeSamplePlan& p = volume_plan_.samples[static_cast<size_t>(i)];
+    const bool planar = volume_plan_.channels_first;
+    const size_t in_vol = size_t(p.in_d) * size_t(p.in_h) * size_t(p.in_w);
+    const size_t out_vol = size_t(p.out_d) * size_t(p.out_h) * size_t(p.out_w);
     auto run = [&](const auto* src, auto* dst) {
-      kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params, p.depth);
+      if (!planar)
+        return kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params,
+                                     p.depth);
+      for (int c = 0; c < p.channels; ++c)
+        kernels::ResizeVolume(src + size_t(c) * in_vol, p.in_d, p.in_h, p.in_w, 1, dst + size_t(c) * out_vol, p.out_d,
+                              p.out_h, p.out_w, p.params, p.depth);
     };
     auto to = [&](const auto* src) {
       if (out.dtype() == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
@@ -67,7 +98,7 @@ class ResizeOp : public Operator {
 
   const ResizeArgs args_;
   ResizePlan plan_;
-  bool volumes_ = false;  // this batch is DHWC
+  bool volumes_ = false;  // this batch is DHWC or CDHW
   ResizeVolumePlan volume_plan_;
 };
 
@@ -75,13 +106,14 @@ class ResizeOp : public Operator {
 
 SLUICE_REGISTER_OPERATORS(RegisterResize) {
   OpSchema s("resize");
-  s.Doc("Resizes HWC images and DHWC volumes with separable resampling. Downscaling is antialiased by default (the filter widens with "
+  s.Doc("Resizes HWC/CHW images and DHWC/CDHW volumes with separable resampling. Downscaling is antialiased by default (the filter widens with "
         "the scale, as in Pillow). Exactly one of resize_x/resize_y, size, resize_shorter or resize_longer sets the "
         "output size; a missing extent keeps the aspect ratio.")
-      .Input("images", "HWC images or DHWC volumes (or FHWC sequences, resized frame by frame), uint8 or float32.",
-             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
+      .Input("images", "HWC or CHW images, DHWC or CDHW volumes (or F-first sequences of them, resized frame by "
+             "frame), uint8 or float32. Channel-first inputs are resized channel by channel (CPU only).",
+             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC", "CHW"}.AllowSequence().AllowVolume())
       .UnfoldsSequences()
-      .Output("resized", "Resized HWC images or DHWC volumes.");
+      .Output("resized", "Resized images or volumes, in the input's layout.");
   AddResizeSizeArgs(s);
   AddResamplingArgs(s);
   s.Arg("input_window", ArgType::kIntList, std::vector<int64_t>{},

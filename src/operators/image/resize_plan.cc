@@ -103,7 +103,8 @@ void PlanResizeSample(const Operator& op, const ResizeArgs& args, const ResizeSa
   p.params.roi = roi;
 }
 
-void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan, bool windowed_input) {
+void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan, bool windowed_input,
+                bool planar_input) {
   const TensorList& in = ws.Input(0);
   if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
     throw Error("resize takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
@@ -111,23 +112,27 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
   if (n > 0 && in.shape(0).ndim() != 3)
     throw Error("resize: volumes (layout " + in.layout() + ") are resized by the CPU operator only");
   if (args.max_size_values.size() > 2) op.ThrowArgError("max_size", "(depth, height, width) is for volumes");
-  if (op.HasArg("resize_z")) op.ThrowArgError("resize_z", "is for volumes (DHWC)");
+  if (op.HasArg("resize_z")) op.ThrowArgError("resize_z", "is for volumes (DHWC, CDHW)");
+  plan.channels_first = op.InputLayout(ws, 0) == "CHW";
+  if (plan.channels_first && !planar_input) throw Error("resize: CHW images are resized by the CPU operator only");
   std::vector<ResizeSampleArgs> sample_args;
   ResizeSampleArgs::At(op, ws, n, sample_args);
   const bool has_window = op.HasArg("input_window");
   if (has_window && !windowed_input) op.ThrowArgError("input_window", "is supported by the CPU resize only");
+  if (has_window && plan.channels_first) op.ThrowArgError("input_window", "is for HWC images, not CHW");
   const auto windows = has_window ? op.PerSampleListArg<int64_t>(ws, "input_window")
                                   : std::vector<std::vector<int64_t>>(static_cast<size_t>(n));
   plan.samples.resize(static_cast<size_t>(n));
   OutputDesc& d = plan.output;
   d = OutputDesc{};
   d.dtype = args.out_type ? *args.out_type : in.dtype();
-  d.layout = "HWC";
+  d.layout = plan.channels_first ? "CHW" : "HWC";
+  const int first = plan.channels_first ? 1 : 0;  // the index of H
   for (int i = 0; i < n; ++i) {
     const size_t k = static_cast<size_t>(i);
     const TensorShape& s = in.shape(i);
     ResizeSamplePlan& p = plan.samples[k];
-    const int h = static_cast<int>(s[0]), w = static_cast<int>(s[1]);
+    const int h = static_cast<int>(s[first]), w = static_cast<int>(s[first + 1]);
     p.window.reset();
     int full_h = h, full_w = w;
     if (!windows[k].empty()) {
@@ -140,6 +145,14 @@ void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws,
       full_w = static_cast<int>(v[3]);
       if (full_h != h || full_w != w)
         p.window = kernels::ResizeInputWindow{static_cast<int>(v[0]), static_cast<int>(v[1]), full_h, full_w};
+    }
+    if (plan.channels_first) {
+      // Planes are resized one at a time as 1-channel images, so any number of them.
+      if (s[0] < 1) throw Error("resize: a CHW image needs at least 1 channel, got shape " + s.ToString());
+      PlanResizeSample(op, args, sample_args[k], full_h, full_w, 1, p);
+      p.channels = static_cast<int>(s[0]);
+      d.shapes.push_back(TensorShape{p.channels, p.out_h, p.out_w});
+      continue;
     }
     PlanResizeSample(op, args, sample_args[k], full_h, full_w, static_cast<int>(s[2]), p);
     d.shapes.push_back(TensorShape{p.out_h, p.out_w, p.channels});

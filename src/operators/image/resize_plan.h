@@ -54,14 +54,18 @@ void PlanResizeSample(const Operator& op, const ResizeArgs& args, const ResizeSa
 struct ResizePlan {
   std::vector<ResizeSamplePlan> samples;
   OutputDesc output;
+  // CHW input: every channel plane is resized as a 1-channel image (samples' `channels` is the
+  // plane count, any number >= 1; the kernels run with channels = 1). Output CHW.
+  bool channels_first = false;
 };
 
 // Checks the batch (uint8/float32 images of 1..4 channels, per-sample sizes and ROIs; that they are
 // HWC, the calling operator's schema declares and the framework checks) and plans every sample: DALI's output-size rules (resize_size.h) over the region of interest.
 // Volumes (DHWC) are planned by resize_volume_plan.h; here they are an error.
 // `windowed_input`: the caller runs samples with a window (the CPU operator); otherwise the
-// input_window argument is an error.
+// input_window argument is an error. `planar_input`: the caller runs CHW images plane by plane (the
+// CPU operators); otherwise a CHW input is an error.
 void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan,
-                bool windowed_input = false);
+                bool windowed_input = false, bool planar_input = false);
 
 }  // namespace sluice

@@ -14,14 +14,18 @@ std::vector<double> ThreeAxes(const Operator& op, const std::vector<double>& v, 
 }
 
 void PlanSample(const Operator& op, const ResizeArgs& args, const ResizeSampleArgs& a, double rz,
-                const std::vector<double>& max_size, const TensorShape& s, ResizeVolumeSamplePlan& p) {
-  p.in_d = static_cast<int>(s[0]);
-  p.in_h = static_cast<int>(s[1]);
-  p.in_w = static_cast<int>(s[2]);
-  p.channels = static_cast<int>(s[3]);
+                const std::vector<double>& max_size, const TensorShape& s, bool channels_first,
+                ResizeVolumeSamplePlan& p) {
+  const int o = channels_first ? 1 : 0;  // the index of D
+  p.in_d = static_cast<int>(s[o]);
+  p.in_h = static_cast<int>(s[o + 1]);
+  p.in_w = static_cast<int>(s[o + 2]);
+  p.channels = static_cast<int>(channels_first ? s[0] : s[3]);
   if (p.in_d <= 0 || p.in_h <= 0 || p.in_w <= 0)
     throw Error("resize: empty extent (in " + s.ToString() + ")");
-  if (p.channels < 1 || p.channels > 4) throw Error("resize: channels must be 1..4, got " + std::to_string(p.channels));
+  // CDHW channels are resized one at a time, so any number of them; DHWC ones together (1..4).
+  if (p.channels < 1 || (!channels_first && p.channels > 4))
+    throw Error("resize: channels must be 1..4, got " + std::to_string(p.channels));
   const double in[3] = {double(p.in_d), double(p.in_h), double(p.in_w)};
   double lo[3] = {0, 0, 0}, hi[3] = {in[0], in[1], in[2]};
   if (!a.roi_start.empty() || !a.roi_end.empty()) {
@@ -89,11 +93,14 @@ void PlanResizeVolumes(const Operator& op, const ResizeArgs& args, const Workspa
   plan.samples.resize(static_cast<size_t>(n));
   plan.output = OutputDesc{};
   plan.output.dtype = args.out_type ? *args.out_type : in.dtype();
-  plan.output.layout = "DHWC";
+  plan.channels_first = op.InputLayout(ws, 0) == "CDHW";
+  plan.output.layout = plan.channels_first ? "CDHW" : "DHWC";
   for (int i = 0; i < n; ++i) {
     ResizeVolumeSamplePlan& p = plan.samples[static_cast<size_t>(i)];
-    PlanSample(op, args, sample_args[static_cast<size_t>(i)], rz[static_cast<size_t>(i)], max_size, in.shape(i), p);
-    plan.output.shapes.push_back(TensorShape{p.out_d, p.out_h, p.out_w, p.channels});
+    PlanSample(op, args, sample_args[static_cast<size_t>(i)], rz[static_cast<size_t>(i)], max_size, in.shape(i),
+               plan.channels_first, p);
+    plan.output.shapes.push_back(plan.channels_first ? TensorShape{p.channels, p.out_d, p.out_h, p.out_w}
+                                                     : TensorShape{p.out_d, p.out_h, p.out_w, p.channels});
   }
   plan.output.contiguous = SameShapes(plan.output.shapes);
 }

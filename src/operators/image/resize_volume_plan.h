@@ -1,4 +1,4 @@
-// resize's per-sample plan for DHWC volumes (CPU only): DALI's output-size rules over depth,
+// resize's per-sample plan for DHWC and CDHW volumes (CPU only): DALI's output-size rules over depth,
 // height and width (resize_z / resize_y / resize_x, a size of 3 or one value, resize_shorter /
 // resize_longer over the three extents, max_size, mode), the region of interest in (z, y, x) order
 // (one value: every axis; start > end or a negative resize_* mirrors) and subpixel_scale as for
@@ -20,9 +20,13 @@ struct ResizeVolumeSamplePlan {
 struct ResizeVolumePlan {
   std::vector<ResizeVolumeSamplePlan> samples;
   OutputDesc output;
+  // CDHW input: every channel is resized as a 1-channel DHW volume (samples' `channels` is their
+  // count, any number >= 1; the kernel runs with channels = 1). Output CDHW.
+  bool channels_first = false;
 };
 
-// Plans a batch of DHWC volumes (uint8 or float32, 1..4 channels); errors name the argument.
+// Plans a batch of DHWC volumes (uint8 or float32, 1..4 channels) or CDHW volumes (any number of
+// channels), as the input's layout says; errors name the argument.
 void PlanResizeVolumes(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizeVolumePlan& plan);
 
 }  // namespace sluice

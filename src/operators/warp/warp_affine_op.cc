@@ -5,9 +5,7 @@
 // output keeps the input's size unless `size` is given. DHWC volumes take 3x4 matrices
 // (M11..M14, M21..M24, M31..M34) acting on (x, y, z), sampled by the 3-D kernel (warp_affine_3d.h).
 #include <cmath>
-#include <type_traits>
 
-#include "kernels/warp/warp_affine_3d.h"
 #include "operators/registry.h"
 #include "operators/warp/warp_op_base.h"
 
@@ -17,15 +15,6 @@ namespace {
 class WarpAffineOp : public WarpOpBase {
  public:
   explicit WarpAffineOp(const OpSpec& spec) : WarpOpBase(spec), invert_(!Arg<bool>("inverse_map")) {}
-
-  std::vector<OutputDesc> Setup(Workspace& ws) override {
-    volumes_ = InputLayout(ws, 0) == "DHWC";
-    return volumes_ ? SetupVolumes(ws) : WarpOpBase::Setup(ws);
-  }
-  void RunSample(Workspace& ws, int i, int thread) override {
-    if (volumes_) RunVolume(ws, i);
-    else WarpOpBase::RunSample(ws, i, thread);
-  }
 
  protected:
   void Plan(const Workspace& ws) override {
@@ -81,17 +70,11 @@ class WarpAffineOp : public WarpOpBase {
   }
 
   // DHWC volumes: 3x4 maps, sizes (depth, height, width) or the input's.
-  std::vector<OutputDesc> SetupVolumes(const Workspace& ws) {
+  void PlanVolumes(const Workspace& ws) override {
     const TensorList& in = ws.Input(0);
-    if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
-      throw Error("input type " + std::string(ToString(in.dtype())) + " is not supported (uint8 or float32)");
     const auto n = static_cast<size_t>(ws.batch_size());
     const std::vector<std::vector<float>> mats = Matrices(ws, 3);
-    const auto sizes = HasArg("size") ? PerSampleListArg<double>(ws, "size") : std::vector<std::vector<double>>(n);
-    maps3_.assign(n, kernels::Affine3D{});
-    OutputDesc d;
-    d.dtype = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
-    d.layout = "DHWC";
+    const auto sizes = ExplicitSizes3(ws);
     for (size_t i = 0; i < n; ++i) {
       const int k = static_cast<int>(i);
       for (float x : mats[i])
@@ -101,46 +84,11 @@ class WarpAffineOp : public WarpOpBase {
         ThrowPerSample("matrix", k, "the matrix is singular and cannot be inverted (inverse_map=False)");
       maps3_[i] = m;
       const TensorShape& s = in.shape(k);
-      TensorShape o{s[0], s[1], s[2], s[3]};
-      if (!sizes[i].empty()) {
-        if (sizes[i].size() != 3)
-          ThrowPerSample("size", k, "volumes take (depth, height, width), got " + std::to_string(sizes[i].size()) + " values");
-        for (int a = 0; a < 3; ++a) {
-          const double v = sizes[i][static_cast<size_t>(a)];
-          if (!(v > 0) || !std::isfinite(v) || v > 1e8)
-            ThrowPerSample("size", k, "output extents must be positive, got " + std::to_string(v));
-          o[a] = std::max<int64_t>(static_cast<int64_t>(std::lround(v)), 1);
-        }
-      }
-      d.shapes.push_back(o);
+      sizes3_[i] = sizes[i] ? *sizes[i] : std::array<int64_t, 3>{s[0], s[1], s[2]};
     }
-    d.contiguous = SameShapes(d.shapes);
-    return {d};
-  }
-
-  void RunVolume(Workspace& ws, int i) {
-    const TensorList& in = ws.Input(0);
-    TensorList& out = ws.Output(0);
-    const TensorShape& is = in.shape(i);
-    const TensorShape& os = out.shape(i);
-    const kernels::Affine3D& m = maps3_[static_cast<size_t>(i)];
-    auto run = [&](const auto* src) {
-      using In = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
-      const kernels::DhwcView<const In> iv{src, is[0], is[1], is[2], is[3]};
-      if (out.dtype() == DType::kUInt8)
-        kernels::WarpAffine3D(iv, kernels::DhwcView<uint8_t>{out.mutable_sample<uint8_t>(i), os[0], os[1], os[2], os[3]},
-                              m, options());
-      else
-        kernels::WarpAffine3D(iv, kernels::DhwcView<float>{out.mutable_sample<float>(i), os[0], os[1], os[2], os[3]}, m,
-                              options());
-    };
-    if (in.dtype() == DType::kUInt8) run(in.sample<uint8_t>(i));
-    else run(in.sample<float>(i));
   }
 
   bool invert_;
-  bool volumes_ = false;  // this batch is DHWC
-  std::vector<kernels::Affine3D> maps3_;
 };
 
 }  // namespace
