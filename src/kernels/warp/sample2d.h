@@ -63,7 +63,8 @@ inline void CubicWeights(float x, float w[4]) {
 
 // One output pixel at a time: Pixel(sx, sy, o) writes the channels of output pixel `o` sampled at
 // input point (sx, sy). kC: the channel count when known at compile time (1, 3, 4; 0:
-// og.channels), so that the inner loops over channels unroll. Reads only `in` (and its own fill).
+// og.channels), so that the inner loops over channels unroll. Reads only `in` (and its own fill);
+// one object per thread (it keeps a scratch accumulator when kC == 0).
 template <typename T, PerspectiveInterp kInterp, int kC>
 class PointSampler {
  public:
