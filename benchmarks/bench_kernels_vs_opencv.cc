@@ -298,9 +298,9 @@ Op PerspectiveOp(const std::string& name, PerspectiveInterp interp, int cv_inter
           }};
 }
 
-// experimental.remap, linear, pixel_origin "center": cv::remap with the same float maps (a mild
-// swirl), BORDER_CONSTANT 0. The maps are built once per size, outside the timed loop.
-Op RemapOp() {
+// experimental.remap, pixel_origin "center": cv::remap with the same float maps (a mild swirl),
+// BORDER_CONSTANT 0. The maps are built once per size, outside the timed loop.
+Op RemapOp(const std::string& name, PerspectiveInterp interp, int cv_interp) {
   struct Maps {
     cv::Mat x, y;
   };
@@ -318,17 +318,17 @@ Op RemapOp() {
     maps->push_back({{w, h}, m});
     return maps->back().second;
   };
-  return {"remap_linear",
-          [get](const cv::Mat& in, cv::Mat& out) {
+  return {name,
+          [get, interp](const cv::Mat& in, cv::Mat& out) {
             out.create(in.rows, in.cols, CV_8UC3);
             const Maps& m = get(in.cols, in.rows);
             const ImageGeom g = ImageGeom::HWC(in.rows, in.cols, 3);
             Remap(in.data, g, out.data, g, DType::kUInt8, m.x.ptr<float>(), m.y.ptr<float>(), in.cols,
-                  PerspectiveInterp::kLinear, 0.f);
+                  interp, 0.f);
           },
-          [get](const cv::Mat& in, cv::Mat& out) {
+          [get, cv_interp](const cv::Mat& in, cv::Mat& out) {
             const Maps& m = get(in.cols, in.rows);
-            cv::remap(in, out, m.x, m.y, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+            cv::remap(in, out, m.x, m.y, cv_interp, cv::BORDER_CONSTANT, cv::Scalar::all(0));
           }};
 }
 
@@ -434,7 +434,8 @@ std::vector<Op> AllOps() {
       MorphOp("erode_3x3", false),
       PerspectiveOp("warp_perspective_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),
       PerspectiveOp("warp_perspective_nearest", PerspectiveInterp::kNearest, cv::INTER_NEAREST),
-      RemapOp(),
+      RemapOp("remap_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),
+      RemapOp("remap_nearest", PerspectiveInterp::kNearest, cv::INTER_NEAREST),
       HsvStyleOp("hsv", 30, 1.3, 0.9),
       HsvStyleOp("hue", 30, 1, 1),
       HsvStyleOp("saturation", 0, 1.5, 1),

@@ -4,7 +4,7 @@ DALI runs remap only on the GPU (CV-CUDA); Sluice's CPU version follows its docu
 output(x, y) = input(mapx(x, y), mapy(x, y)), border constant 0, and pixel_origin="center" is
 OpenCV's convention ("corner", DALI's default, is cv2.remap of the maps minus 0.5).
 Tolerances (uint8): OpenCV's remap rounds coordinates to 1/32 pixel and uses 15-bit weights; Sluice
-computes in float32 / double: linear and cubic mean |diff| < 0.1 and under 0.3% of the values off by
+computes in float32 / double (uint8 RGB linear: 1/2048 pixel, integer blend): linear and cubic mean |diff| < 0.1 and under 0.3% of the values off by
 more than 1; nearest: under 0.05% of the pixels differ (coordinates on a rounding tie).
 """
 import pathlib

@@ -7,14 +7,23 @@
 //   - Invert3x3 against the product with the original;
 //   - Remap with maps holding a homography's points gives WarpPerspective's bytes, and its corner
 //     shift is half a pixel.
+//   - the uint8 RGB fast path (sample2d_u8c3.h: vector groups inside the image, scalar pixels at
+//     the border) against the float path (the same image as CHW) on images wider than several
+//     vectors, row-padded input, every border mode, and remap maps with NaN, huge and outside
+//     points: nearest equal, linear within 1 and on average much closer; the same bytes on every
+//     SIMD target.
 // OpenCV's cv2.warpPerspective and DALI 2.4's CPU operator: python/tests/test_warp_perspective.py.
 #include "kernels/warp/warp_perspective.h"
 #include "kernels/warp/remap.h"
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <string>
 
 namespace sluice::kernels {
 namespace {
@@ -95,10 +104,13 @@ TEST(WarpPerspectiveKernel, MatchesScalarReferenceEveryInterpAndBorder) {
         ASSERT_NEAR(gf[e], ref[e], 1e-3) << what << " at " << e;
         ASSERT_NEAR(g8[e], std::clamp(ref[e], 0.0, 255.0), 1.0) << what << " uint8 at " << e;
       }
+      // HWC uint8 RGB takes the fixed-point path (sample2d_u8c3.h), CHW the float one: equal for
+      // nearest and cubic, within 1 for linear.
+      const int tol = interp == PerspectiveInterp::kLinear ? 1 : 0;
       for (int y = 0; y < oh; ++y)
         for (int x = 0; x < ow; ++x)
           for (int c = 0; c < c_n; ++c)
-            ASSERT_EQ(g8_chw[size_t((c * oh + y) * ow + x)], g8[size_t((y * ow + x) * c_n + c)]) << what << " CHW";
+            ASSERT_NEAR(g8_chw[size_t((c * oh + y) * ow + x)], g8[size_t((y * ow + x) * c_n + c)], tol) << what << " CHW";
     }
 }
 
@@ -177,6 +189,122 @@ TEST(RemapKernel, MapsOfAHomographyGiveTheWarp) {
           mx2.data(), my2.data(), ow, interp, 0.5f);
     EXPECT_EQ(shifted, remapped) << int(interp);
   }
+}
+
+// An HWC RGB image stored with `pad` extra pixels per row, and its planar copy.
+struct RgbImage {
+  int h, w, pad;
+  std::vector<uint8_t> hwc, chw;
+  ImageGeom Hwc() const { return {h, w, 3, int64_t(w + pad) * 3, 3, 1}; }
+};
+
+RgbImage SmoothImage(int h, int w, int pad, uint32_t seed) {
+  std::mt19937 rng(seed);
+  RgbImage im{h, w, pad, std::vector<uint8_t>(size_t(h * (w + pad) * 3), 0xEE), std::vector<uint8_t>(size_t(h * w * 3))};
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < 3; ++c) {
+        // Gradients plus noise: blends with fractions that matter, and ties for rounding.
+        const auto v = uint8_t((x * 7 + y * 3 + c * 50 + int(rng() % 24)) & 0xff);
+        im.hwc[size_t((y * (w + pad) + x) * 3 + c)] = v;
+        im.chw[size_t((c * h + y) * w + x)] = v;
+      }
+  return im;
+}
+
+// run() on every SIMD target Highway built and this CPU has: the same bytes on each.
+template <typename Fn>
+std::vector<uint8_t> OnEveryTarget(const Fn& run, const std::string& what) {
+  std::vector<uint8_t> first;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::vector<uint8_t> out = run();
+    if (first.empty()) first = out;
+    else EXPECT_EQ(out, first) << what << " on " << hwy::TargetName(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(targets.size(), 2u);
+  return first;
+}
+
+// out (HWC) against ref (CHW): nearest equal; linear within 1, and under 5% of the values off.
+void ExpectFastMatchesFloat(const std::vector<uint8_t>& out, const std::vector<uint8_t>& ref, int oh, int ow,
+                            bool linear, const std::string& what) {
+  size_t off = 0;
+  for (int y = 0; y < oh; ++y)
+    for (int x = 0; x < ow; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const int a = out[size_t((y * ow + x) * 3 + c)], b = ref[size_t((c * oh + y) * ow + x)];
+        ASSERT_NEAR(a, b, linear ? 1 : 0) << what << " at y " << y << " x " << x << " c " << c;
+        off += a != b;
+      }
+  EXPECT_LT(double(off), 0.05 * oh * ow * 3) << what;
+}
+
+TEST(WarpPerspectiveKernel, RgbFastPathMatchesFloatPath) {
+  const RgbImage im = SmoothImage(61, 83, 5, 11);
+  const int oh = 57, ow = 131;  // several vector groups per row, and a tail
+  PerspectiveParams p;
+  const double m[9] = {0.7, 0.12, -9.5, -0.08, 1.15, -4.2, 0.0015, -0.001, 1.0};
+  std::copy(m, m + 9, p.map);
+  p.fill = {10.4f, 200, 300};  // a fraction and a saturating value, as the float path converts them
+  for (auto interp : {PerspectiveInterp::kNearest, PerspectiveInterp::kLinear})
+    for (auto border : {BorderMode::kConstant, BorderMode::kClamp, BorderMode::kReflect1001, BorderMode::kReflect101,
+                        BorderMode::kWrap}) {
+      p.interp = interp;
+      p.border = border;
+      const std::string what = "interp " + std::to_string(int(interp)) + " border " + std::to_string(int(border));
+      const auto out = OnEveryTarget(
+          [&] {
+            std::vector<uint8_t> o(size_t(oh * ow * 3));
+            WarpPerspective(im.hwc.data(), im.Hwc(), o.data(), ImageGeom::HWC(oh, ow, 3), DType::kUInt8, p);
+            return o;
+          },
+          what);
+      std::vector<uint8_t> ref(out.size());
+      WarpPerspective(im.chw.data(), ImageGeom::CHW(3, im.h, im.w), ref.data(), ImageGeom::CHW(3, oh, ow),
+                      DType::kUInt8, p);
+      ExpectFastMatchesFloat(out, ref, oh, ow, interp == PerspectiveInterp::kLinear, what);
+    }
+}
+
+TEST(RemapKernel, RgbFastPathMatchesFloatPath) {
+  const RgbImage im = SmoothImage(47, 70, 3, 12);
+  const int oh = 39, ow = 109, stride = ow + 7;
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-4.f, 75.f);
+  std::vector<float> mx(size_t(oh * stride)), my(mx.size());
+  for (int y = 0; y < oh; ++y)
+    for (int x = 0; x < ow; ++x) {
+      // Mostly a smooth map (inside groups), some random points (mixed groups) and special values.
+      const size_t i = size_t(y * stride + x);
+      const bool random = (x / 16 + y) % 5 == 0;
+      mx[i] = random ? u(rng) : 0.55f * float(x) + 0.1f * float(y) + 0.3f;
+      my[i] = random ? u(rng) : 0.05f * float(x) + 1.1f * float(y) - 0.7f;
+    }
+  mx[5] = std::nanf("");
+  my[stride + 9] = std::numeric_limits<float>::infinity();
+  mx[2 * stride + 3] = 3e6f;   // beyond the int32 points: the float path
+  my[3 * stride + 40] = -2e9f;
+  mx[4 * stride + 17] = 69.5f;  // the last column's centre: a weight-0 tap beyond the edge
+  my[4 * stride + 17] = 46.5f;
+  for (auto interp : {PerspectiveInterp::kNearest, PerspectiveInterp::kLinear})
+    for (float shift : {0.f, 0.5f}) {
+      const std::string what = "interp " + std::to_string(int(interp)) + " shift " + std::to_string(shift);
+      const auto out = OnEveryTarget(
+          [&] {
+            std::vector<uint8_t> o(size_t(oh * ow * 3));
+            Remap(im.hwc.data(), im.Hwc(), o.data(), ImageGeom::HWC(oh, ow, 3), DType::kUInt8, mx.data(), my.data(),
+                  stride, interp, shift);
+            return o;
+          },
+          what);
+      std::vector<uint8_t> ref(out.size());
+      Remap(im.chw.data(), ImageGeom::CHW(3, im.h, im.w), ref.data(), ImageGeom::CHW(3, oh, ow), DType::kUInt8,
+            mx.data(), my.data(), stride, interp, shift);
+      ExpectFastMatchesFloat(out, ref, oh, ow, interp == PerspectiveInterp::kLinear, what);
+    }
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // (GPU-only in DALI, CV-CUDA's Remap; this is the CPU version): out(x, y) = in sampled at
 // (mapx(y, x) - shift, mapy(y, x) - shift) in OpenCV's convention (pixel centres at integers), with
 // shift = 0.5 for DALI's pixel_origin="corner" (its default) and 0 for "center" (OpenCV's remap).
-// Sampling as kernels/warp/sample2d.h (nearest, linear, cubic); outside the image the value is 0
+// Sampling as kernels/warp/sample2d.h (nearest, linear, cubic; uint8 RGB nearest and linear with
+// shift 0 or 0.5 by sample2d_u8c3.h's SIMD path, linear in fixed point within 1 of the float32
+// result); outside the image the value is 0
 // (DALI: border always constant 0). Maps are float32, one value per output pixel, row-major with
 // `map_stride` elements between rows. Types uint8, int16, uint16, float32; HWC, CHW or HW views.
 // Thread-safety: reentrant, allocates nothing but a fill vector. `in` and `out` must not overlap.

@@ -61,86 +61,111 @@ inline void CubicWeights(float x, float w[4]) {
   w[3] = 1.f - w[0] - w[1] - w[2];
 }
 
-// kC: the channel count when known at compile time (1, 3, 4; 0: og.channels), so that the inner
-// loops over channels unroll. coord(x, y, &sx, &sy) gives output pixel (x, y)'s input point.
-template <typename T, PerspectiveInterp kInterp, int kC, typename CoordFn>
-void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, BorderMode border,
-                 const std::vector<float>& fill_in, const CoordFn& coord) {
-  const int64_t C = kC ? kC : og.channels, H = ig.height, W = ig.width;
-  // Locals, not the views' fields: a uint8 store may alias anything, and the compiler would reload
-  // every field after each one.
-  const int64_t isy = ig.stride_y, isx = ig.stride_x, isc = ig.stride_c;
-  const int64_t osy = og.stride_y, osx = og.stride_x, osc = og.stride_c, oh = og.height, ow = og.width;
-  std::vector<float> fill(static_cast<size_t>(C), 0.f);
-  for (int64_t c = 0; c < C; ++c)
-    if (!fill_in.empty()) fill[size_t(c)] = fill_in[fill_in.size() == 1 ? 0 : size_t(c)];
-  std::vector<float> acc_v(static_cast<size_t>(C));
-  float acc_fixed[kC > 0 ? kC : 1];
-  float* acc = kC ? acc_fixed : acc_v.data();
-  // A tap: the pixel's channels, or the fill where the border mode gives no pixel.
-  auto tap = [&](int64_t y, int64_t x, float w) {
-    const int64_t sy = (y >= 0 && y < H) ? y : BorderIndex(y, H, border);
-    const int64_t sx = (x >= 0 && x < W) ? x : BorderIndex(x, W, border);
-    if (sy < 0 || sx < 0) {
-      for (int64_t c = 0; c < C; ++c) acc[c] += w * fill[size_t(c)];
+// One output pixel at a time: Pixel(sx, sy, o) writes the channels of output pixel `o` sampled at
+// input point (sx, sy). kC: the channel count when known at compile time (1, 3, 4; 0:
+// og.channels), so that the inner loops over channels unroll. Reads only `in` (and its own fill);
+// one object per thread (it keeps a scratch accumulator when kC == 0).
+template <typename T, PerspectiveInterp kInterp, int kC>
+class PointSampler {
+ public:
+  PointSampler(const T* in, const ImageGeom& ig, const ImageGeom& og, BorderMode border,
+               const std::vector<float>& fill_in)
+      : in_(in), C_(kC ? kC : og.channels), H_(ig.height), W_(ig.width), isy_(ig.stride_y), isx_(ig.stride_x),
+        isc_(ig.stride_c), osc_(og.stride_c), border_(border), fill_(static_cast<size_t>(C_), 0.f),
+        acc_v_(static_cast<size_t>(C_)) {
+    for (int64_t c = 0; c < C_; ++c)
+      if (!fill_in.empty()) fill_[size_t(c)] = fill_in[fill_in.size() == 1 ? 0 : size_t(c)];
+  }
+
+  // The fill of channel c (kConstant), as the output type.
+  T Fill(int64_t c) const { return RoundSat<T>(fill_[size_t(c)]); }
+
+  void Pixel(double sx, double sy, T* o) const {
+    // Locals, not members: a uint8 store may alias anything, and the compiler would reload every
+    // member after each one.
+    const int64_t C = kC ? kC : C_, H = H_, W = W_, isy = isy_, isx = isx_, isc = isc_, osc = osc_;
+    const T* in = in_;
+    const float* fill = fill_.data();
+    if (!std::isfinite(sx) || !std::isfinite(sy) || std::fabs(sx) > 1e9 || std::fabs(sy) > 1e9) {
+      for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(fill[c]);
       return;
     }
-    const T* px = in + sy * isy + sx * isx;
-    for (int64_t c = 0; c < C; ++c) acc[c] += w * static_cast<float>(px[c * isc]);
-  };
+    if constexpr (kInterp == PerspectiveInterp::kNearest) {
+      const int64_t ix = FloorI(sx + 0.5), iy = FloorI(sy + 0.5);
+      const int64_t py = (iy >= 0 && iy < H) ? iy : BorderIndex(iy, H, border_);
+      const int64_t pxi = (ix >= 0 && ix < W) ? ix : BorderIndex(ix, W, border_);
+      if (py < 0 || pxi < 0) {
+        for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(fill[c]);
+      } else {
+        const T* s = in + py * isy + pxi * isx;
+        for (int64_t c = 0; c < C; ++c) o[c * osc] = s[c * isc];
+      }
+    } else {
+      float acc_fixed[kC > 0 ? kC : 1];
+      float* acc = kC ? acc_fixed : acc_v_.data();
+      // A tap: the pixel's channels, or the fill where the border mode gives no pixel.
+      auto tap = [&](int64_t y, int64_t x, float w) {
+        const int64_t ty = (y >= 0 && y < H) ? y : BorderIndex(y, H, border_);
+        const int64_t tx = (x >= 0 && x < W) ? x : BorderIndex(x, W, border_);
+        if (ty < 0 || tx < 0) {
+          for (int64_t c = 0; c < C; ++c) acc[c] += w * fill[c];
+          return;
+        }
+        const T* px = in + ty * isy + tx * isx;
+        for (int64_t c = 0; c < C; ++c) acc[c] += w * static_cast<float>(px[c * isc]);
+      };
+      const int64_t x0 = FloorI(sx), y0 = FloorI(sy);
+      const auto fx = static_cast<float>(sx - double(x0)), fy = static_cast<float>(sy - double(y0));
+      std::fill(acc, acc + C, 0.f);
+      if constexpr (kInterp == PerspectiveInterp::kLinear) {
+        if (x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H) {
+          const T* a = in + y0 * isy + x0 * isx;
+          const T* b = a + isy;
+          for (int64_t c = 0; c < C; ++c) {
+            const int64_t k = c * isc;
+            const float top = float(a[k]) + fx * (float(a[k + isx]) - float(a[k]));
+            const float bot = float(b[k]) + fx * (float(b[k + isx]) - float(b[k]));
+            acc[c] = top + fy * (bot - top);
+          }
+        } else {
+          tap(y0, x0, (1 - fx) * (1 - fy));
+          tap(y0, x0 + 1, fx * (1 - fy));
+          tap(y0 + 1, x0, (1 - fx) * fy);
+          tap(y0 + 1, x0 + 1, fx * fy);
+        }
+      } else {
+        float wx[4], wy[4];
+        CubicWeights(fx, wx);
+        CubicWeights(fy, wy);
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 4; ++j) tap(y0 - 1 + i, x0 - 1 + j, wy[i] * wx[j]);
+      }
+      for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(acc[c]);
+    }
+  }
+
+ private:
+  const T* in_;
+  int64_t C_, H_, W_, isy_, isx_, isc_, osc_;
+  BorderMode border_;
+  std::vector<float> fill_;
+  mutable std::vector<float> acc_v_;  // kC == 0 only
+};
+
+// Every output pixel: coord(x, y, &sx, &sy) gives output pixel (x, y)'s input point.
+template <typename T, PerspectiveInterp kInterp, int kC, typename CoordFn>
+void SampleTyped(const T* in, const ImageGeom& ig, T* out, const ImageGeom& og, BorderMode border,
+                 const std::vector<float>& fill, const CoordFn& coord) {
+  const PointSampler<T, kInterp, kC> sampler(in, ig, og, border, fill);
+  const int64_t osy = og.stride_y, osx = og.stride_x, oh = og.height, ow = og.width;
   for (int64_t y = 0; y < oh; ++y) {
     for (int64_t x = 0; x < ow; ++x) {
       double sx, sy;
       coord(x, y, &sx, &sy);
-      T* o = out + y * osy + x * osx;
-      if (!std::isfinite(sx) || !std::isfinite(sy) || std::fabs(sx) > 1e9 || std::fabs(sy) > 1e9) {
-        for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(fill[size_t(c)]);
-        continue;
-      }
-      if constexpr (kInterp == PerspectiveInterp::kNearest) {
-        const int64_t ix = FloorI(sx + 0.5), iy = FloorI(sy + 0.5);
-        const int64_t py = (iy >= 0 && iy < H) ? iy : BorderIndex(iy, H, border);
-        const int64_t pxi = (ix >= 0 && ix < W) ? ix : BorderIndex(ix, W, border);
-        if (py < 0 || pxi < 0) {
-          for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(fill[size_t(c)]);
-        } else {
-          const T* s = in + py * isy + pxi * isx;
-          for (int64_t c = 0; c < C; ++c) o[c * osc] = s[c * isc];
-        }
-        continue;
-      } else {
-        const int64_t x0 = FloorI(sx), y0 = FloorI(sy);
-        const auto fx = static_cast<float>(sx - double(x0)), fy = static_cast<float>(sy - double(y0));
-        std::fill(acc, acc + C, 0.f);
-        if constexpr (kInterp == PerspectiveInterp::kLinear) {
-          if (x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H) {
-            const T* a = in + y0 * isy + x0 * isx;
-            const T* b = a + isy;
-            for (int64_t c = 0; c < C; ++c) {
-              const int64_t k = c * isc;
-              const float top = float(a[k]) + fx * (float(a[k + isx]) - float(a[k]));
-              const float bot = float(b[k]) + fx * (float(b[k + isx]) - float(b[k]));
-              acc[c] = top + fy * (bot - top);
-            }
-          } else {
-            tap(y0, x0, (1 - fx) * (1 - fy));
-            tap(y0, x0 + 1, fx * (1 - fy));
-            tap(y0 + 1, x0, (1 - fx) * fy);
-            tap(y0 + 1, x0 + 1, fx * fy);
-          }
-        } else {
-          float wx[4], wy[4];
-          CubicWeights(fx, wx);
-          CubicWeights(fy, wy);
-          for (int i = 0; i < 4; ++i)
-            for (int j = 0; j < 4; ++j) tap(y0 - 1 + i, x0 - 1 + j, wy[i] * wx[j]);
-        }
-        for (int64_t c = 0; c < C; ++c) o[c * osc] = RoundSat<T>(acc[c]);
-      }
+      sampler.Pixel(sx, sy, out + y * osy + x * osx);
     }
   }
 }
-
 
 // Runs SampleTyped for the image type, interpolation and channel count.
 template <typename CoordFn>

@@ -6,13 +6,15 @@
 //     OpenCV; coordinates in double;
 //   - nearest: the input pixel at floor(sx + 0.5), floor(sy + 0.5);
 //   - linear: the 2x2 pixels from floor(s), weights the fractions; cubic: the 4x4 pixels from
-//     floor(s) - 1 with Keys' weights, a = -0.75 (OpenCV's INTER_CUBIC); float32 sums;
+//     floor(s) - 1 with Keys' weights, a = -0.75 (OpenCV's INTER_CUBIC); float32 sums; uint8 RGB
+//     (HWC, packed pixels) linear in fixed point instead, within 1 of the float32 result (SIMD,
+//     kernels/warp/sample2d_u8c3.h), and nearest by the same path with the same pixels;
 //   - taps outside the image follow the border mode (kConstant: fill[c], one per channel);
 //   - integer outputs round to nearest even and saturate.
 // DALI's and OpenCV's results differ from these by at most a few levels at a few pixels (their
 // fixed-point coordinates and weights), see the tests.
 // Types (input = output): uint8, int16, uint16, float32. Images are views (ImageGeom): HWC, CHW, HW.
-// Thread-safety: reentrant, allocates only a row of coordinates. `in` and `out` must not overlap.
+// Thread-safety: reentrant, allocates only the fill per channel. `in` and `out` must not overlap.
 #pragma once
 #include <vector>
 

@@ -57,4 +57,38 @@ struct WarpRowFixedU8C3 {
 // rest (fewer than a vector, or all of them on targets without this path) with the same arithmetic.
 size_t WarpLinearFixedRowU8C3(const WarpRowFixedU8C3& a);
 
+// ---- Rows from per-pixel points (warp_perspective, remap: kernels/warp/sample2d_u8c3.h) ----
+// A row's input points as int32: for linear sampling in units of 2^-kWarpFracBits pixel,
+// p = round_half_even(s 2^F); for nearest the pixel, p = floor(s + 0.5); kNoPoint where s is not
+// finite or beyond kPointLimit pixels (linear) / 2^30 (nearest): the caller samples those itself.
+inline constexpr int32_t kNoPoint = INT32_MIN;
+inline constexpr double kPointLimit = 1 << 19;
+
+// Output pixels x_begin .. x_begin + n - 1 of row y: (X, Y, W) = ((m0 x + m1 y) + m2, ...), with
+// 1 / W (0 where W == 0), s = X / W in double, multiply then add (never fused), as
+// warp_perspective.cc's scalar coordinates.
+void PerspectivePointsRow(const double* m, int64_t y, int64_t x_begin, int64_t n, bool nearest, int32_t* px,
+                          int32_t* py);
+// s = map - shift for float32 maps, shift 0 or 0.5 only (exact in the arithmetic used).
+void MapPointsRow(const float* mapx, const float* mapy, int64_t n, float shift, bool nearest, int32_t* px,
+                  int32_t* py);
+
+struct PointRowU8C3 {
+  const uint8_t* in;       // the input image: in_h rows of in_w RGB pixels, in_row_bytes apart
+  int64_t in_h, in_w, in_row_bytes;  // the image's bytes under 2 GiB
+  uint8_t* row;            // output pixel x is row + 3 x
+  int64_t n;               // output pixels [0, n)
+  const int32_t* px;       // the points (above), n each
+  const int32_t* py;
+  int64_t* fallback;       // out: the first x of each group left to the caller (room for
+                           // n / PointGroupSize() + 1 entries)
+};
+
+// Samples every group of PointGroupSize() pixels whose taps all lie inside the image (linear: as
+// WarpRowFixedU8C3's arithmetic, byte for byte; nearest: a copy of the pixel); returns the number of
+// other groups, listed in `fallback` (each spans PointGroupSize() pixels, or up to n).
+size_t SampleLinearPointsU8C3(const PointRowU8C3& a);
+size_t SampleNearestPointsU8C3(const PointRowU8C3& a);
+size_t PointGroupSize();
+
 }  // namespace sluice::kernels::warp_detail
