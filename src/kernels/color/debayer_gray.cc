@@ -1,0 +1,110 @@
+// DebayerGray: OpenCV's Bayer-to-gray conversion (kernels/color/debayer.h has the contract),
+// including the arithmetic of its 128-bit SIMD path for uint8, which rounds differently from its
+// scalar code: both are reproduced so that every pixel matches cv::cvtColor.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/color/debayer.h"
+
+namespace sluice::kernels {
+namespace {
+
+constexpr uint32_t kR2Y = 4899, kG2Y = 9617, kB2Y = 1868;
+
+// Three mosaic rows around an output row, indexed from the column left of the output pixel.
+template <typename T>
+struct Rows {
+  const T* up;
+  const T* mid;
+  const T* down;
+};
+
+// Scalar: a red or blue pixel whose top-left neighbour is column p; `rc` weighs the corners'
+// colour, `bc` the pixel's own.
+template <typename T>
+T CornerPixel(const Rows<T>& r, int64_t p, uint32_t rc, uint32_t bc) {
+  const uint32_t t0 = (uint32_t(r.up[p]) + r.up[p + 2] + r.down[p] + r.down[p + 2]) * rc;
+  const uint32_t t1 = (uint32_t(r.up[p + 1]) + r.mid[p] + r.mid[p + 2] + r.down[p + 1]) * kG2Y;
+  const uint32_t t2 = uint32_t(r.mid[p + 1]) * (4 * bc);
+  return static_cast<T>((t0 + t1 + t2 + (1u << 15)) >> 16);
+}
+
+// Scalar: a green pixel whose top-left neighbour is column p (`rc` weighs the vertical pair).
+template <typename T>
+T GreenPixel(const Rows<T>& r, int64_t p, uint32_t rc, uint32_t bc) {
+  const uint32_t t0 = (uint32_t(r.up[p + 1]) + r.down[p + 1]) * rc;
+  const uint32_t t1 = (uint32_t(r.mid[p]) + r.mid[p + 2]) * bc;
+  const uint32_t t2 = uint32_t(r.mid[p + 1]) * (2 * kG2Y);
+  return static_cast<T>((t0 + t1 + t2 + (1u << 14)) >> 15);
+}
+
+// OpenCV's SIMD arithmetic for a pair (red-or-blue pixel at p + 1, green at p + 2): 16-bit lanes
+// holding scaled sums, each product's high 16 bits (truncated), the three added and shifted by 2.
+// Its green sum for the first pixel takes each vertical neighbour from a 16-bit lane shifted right
+// by 7, which also brings in the top bit of the corner sample below it in memory (p).
+inline uint8_t Saturate8(uint32_t v) { return static_cast<uint8_t>(std::min<uint32_t>(v, 255)); }
+inline uint32_t MulHi(uint32_t a, uint32_t b) { return (a * b) >> 16; }
+
+void SimdPair(const Rows<uint8_t>& r, int64_t p, uint32_t rc, uint32_t bc, uint8_t* dst) {
+  const uint32_t corners = 2 * (uint32_t(r.up[p]) + r.down[p] + r.up[p + 2] + r.down[p + 2]);
+  const uint32_t cross = 2 * uint32_t(r.up[p + 1]) + (r.up[p] >> 7) + 2 * uint32_t(r.down[p + 1]) +
+                         (r.down[p] >> 7) + 2 * uint32_t(r.mid[p + 2]) + 2 * uint32_t(r.mid[p]);
+  const uint32_t own = 8 * uint32_t(r.mid[p + 1]);
+  dst[0] = Saturate8((MulHi(corners, 2 * rc) + MulHi(cross, 2 * kG2Y) + MulHi(own, 2 * bc)) >> 2);
+  const uint32_t vert = 4 * (uint32_t(r.up[p + 2]) + r.down[p + 2]);
+  const uint32_t green = 8 * uint32_t(r.mid[p + 2]);
+  const uint32_t horiz = 4 * (uint32_t(r.mid[p + 1]) + r.mid[p + 3]);
+  dst[1] = Saturate8((MulHi(vert, 2 * rc) + MulHi(green, 2 * kG2Y) + MulHi(horiz, 2 * bc)) >> 2);
+}
+
+}  // namespace
+
+template <typename T>
+void DebayerGray(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue_x) {
+  if (h <= 2) {
+    std::fill(out, out + h * w, T{0});
+    return;
+  }
+  // OpenCV's pattern names: (0,0) BG, (0,1) GB, (1,0) GR, (1,1) RG. Rows starting with blue
+  // (BG, GB) weigh the corners as red and the centre as blue; the others the reverse.
+  int green_first = (blue_y ^ blue_x) & 1;
+  uint32_t bc = kB2Y, rc = kR2Y;
+  if (blue_y & 1) std::swap(bc, rc);
+  const int64_t inner = w - 2;  // output columns 1 .. w - 2
+  for (int64_t y = 1; y < h - 1; ++y) {
+    T* row = out + y * w;
+    if (inner <= 0) {
+      std::fill(row, row + w, T{0});
+    } else {
+      const Rows<T> r{in + (y - 1) * w, in + y * w, in + (y + 1) * w};
+      int64_t p = 0;  // top-left column of the next output pixel (which is at column p + 1)
+      if (green_first) {
+        row[1] = GreenPixel(r, 0, rc, bc);
+        p = 1;
+      }
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        // OpenCV's SIMD loop: 14 pixels per step while 18 columns remain from its start.
+        const int64_t start = p;
+        for (; p - start <= inner - 18; p += 14)
+          for (int64_t k = 0; k < 14; k += 2) SimdPair(r, p + k, rc, bc, row + p + k + 1);
+      }
+      for (; p <= inner - 2; p += 2) {
+        row[p + 1] = CornerPixel(r, p, rc, bc);
+        row[p + 2] = GreenPixel(r, p + 1, rc, bc);
+      }
+      if (p < inner) row[p + 1] = CornerPixel(r, p, rc, bc);
+      row[0] = row[1];
+      row[w - 1] = row[w - 2];
+    }
+    std::swap(bc, rc);
+    green_first ^= 1;
+  }
+  std::memcpy(out, out + w, static_cast<size_t>(w) * sizeof(T));
+  std::memcpy(out + (h - 1) * w, out + (h - 2) * w, static_cast<size_t>(w) * sizeof(T));
+}
+
+template void DebayerGray<uint8_t>(const uint8_t*, uint8_t*, int64_t, int64_t, int, int);
+template void DebayerGray<uint16_t>(const uint16_t*, uint16_t*, int64_t, int64_t, int, int);
+
+}  // namespace sluice::kernels
