@@ -1,8 +1,9 @@
 """experimental.readers.fits on FITS files written here with astropy (an independent writer): every
 image type astropy writes (uint8, int16, uint16 via BZERO, int32, int64, float32, float64),
 1-D to 3-D images, several HDUs per file; read back identical to what astropy reads. Tile-compressed
-HDUs (astropy's CompImageHDU: RICE_1, GZIP_1, GZIP_2, PLIO_1 for integers, tiles of several shapes;
-floats quantized with NO_DITHER, SUBTRACTIVE_DITHER_1 and _2, NaNs, lossless GZIP) decoded by
+HDUs (astropy's CompImageHDU: RICE_1, GZIP_1, GZIP_2, PLIO_1, HCOMPRESS_1 (lossless and lossy) for
+integers, tiles of several shapes; floats quantized with NO_DITHER, SUBTRACTIVE_DITHER_1 and _2, NaNs,
+lossless GZIP) decoded by
 Sluice's own code identical to astropy's read-back, tolerance zero; corrupted and malformed ones are
 errors naming the file and HDU. file_root/file_filter, file_list and files; sharding,
 shuffling, padding, checkpoints; faults (a file deleted, truncated or rewritten mid-epoch, no such
@@ -86,7 +87,7 @@ def compressed_cases():
     """(name, HDU) pairs: every codec Sluice decodes, on integer types and tile shapes astropy allows."""
     rng = np.random.default_rng(5)
     cases = []
-    for ct in ["RICE_1", "GZIP_1", "GZIP_2", "PLIO_1"]:
+    for ct in ["RICE_1", "GZIP_1", "GZIP_2", "PLIO_1", "HCOMPRESS_1"]:
         for dt in [np.uint8, np.int16, np.uint16, np.int32, np.int8]:
             if ct == "PLIO_1":
                 if dt in (np.uint16, np.int8):
@@ -96,11 +97,19 @@ def compressed_cases():
                 info = np.iinfo(dt)
                 a = rng.integers(info.min, info.max, (37, 53), endpoint=True).astype(dt)
             for tile in [None, (16, 16), (5, 53)]:
+                if ct == "HCOMPRESS_1" and tile == (5, 53):
+                    continue  # HCOMPRESS needs tiles of 4 rows or more (astropy refuses)
                 cases.append((f"{ct}-{dt.__name__}-{tile}", fits.CompImageHDU(a, compression_type=ct, tile_shape=tile)))
     f = rng.standard_normal((40, 30)).astype(np.float32)
     f[3, 4] = np.nan  # ZBLANK
     f[5, 6] = 0  # SUBTRACTIVE_DITHER_2 keeps exact zeros
-    for ct in ["RICE_1", "GZIP_1", "GZIP_2"]:
+    smooth = (np.add.outer(np.arange(200), np.arange(150)) * 3 + rng.integers(0, 50, (200, 150))).astype(np.int32)
+    for scale in [2.5, 10]:  # lossy HCOMPRESS of integers
+        cases.append((f"HCOMPRESS_1-int32-scale{scale}",
+                      fits.CompImageHDU(smooth, compression_type="HCOMPRESS_1", hcomp_scale=scale, tile_shape=(64, 150))))
+    big = rng.integers(-2**31, 2**31 - 1, (130, 97)).astype(np.int32)  # one tile, 64-bit sums
+    cases.append(("HCOMPRESS_1-int32-full-range", fits.CompImageHDU(big, compression_type="HCOMPRESS_1", tile_shape=(130, 97))))
+    for ct in ["RICE_1", "GZIP_1", "GZIP_2", "HCOMPRESS_1"]:
         for qm in [-1, 1, 2]:  # NO_DITHER, SUBTRACTIVE_DITHER_1, SUBTRACTIVE_DITHER_2
             for dt in [np.float32, np.float64]:
                 cases.append((f"{ct}-{dt.__name__}-q{qm}",
@@ -134,7 +143,7 @@ def test_tile_compressed_images_read_as_astropy_reads_them(tmp_path):
     assert any(np.isnan(got).any() for (name, _), (got,) in zip(cases, rows) if "float" in name)
 
 
-def test_hdus_after_a_compressed_one_read_and_hcompress_is_an_error(tmp_path):
+def test_hdus_after_a_compressed_one_read_and_hcompress_smoothing_is_an_error(tmp_path):
     paths = write_files(tmp_path, 3, compressed=True)  # HDU 9: RICE_1 int32
     rows = run(pipe_of(files=paths, hdu_indices=[4, 9]), 1)
     for k, (plain, packed) in enumerate(rows):
@@ -142,8 +151,9 @@ def test_hdus_after_a_compressed_one_read_and_hcompress_is_an_error(tmp_path):
         np.testing.assert_array_equal(packed, images(k)[2].astype(np.int32))
     p = str(tmp_path / "h.fits")
     a = np.arange(64 * 64, dtype=np.int32).reshape(64, 64)
-    fits.HDUList([fits.PrimaryHDU(), fits.CompImageHDU(a, compression_type="HCOMPRESS_1"), fits.ImageHDU(a)]).writeto(p)
-    with pytest.raises(sluice.SluiceError, match=r"h\.fits', HDU 2: tile-compressed image: ZCMPTYPE = 'HCOMPRESS_1' is not supported"):
+    fits.HDUList([fits.PrimaryHDU(), fits.CompImageHDU(a, compression_type="HCOMPRESS_1", hcomp_scale=2, hcomp_smooth=1),
+                  fits.ImageHDU(a)]).writeto(p)
+    with pytest.raises(sluice.SluiceError, match=r"h\.fits', HDU 2: tile-compressed image: HCOMPRESS_1 with smoothing"):
         pipe_of(files=[p], batch_size=1).run()
     with pytest.raises(sluice.SluiceError, match=r"h\.fits', HDU 3: HDU 2 before it is a tile-compressed image that cannot be read"):
         pipe_of(files=[p], batch_size=1, hdu_indices=[3]).run()
@@ -208,6 +218,16 @@ def test_corrupt_and_malformed_compressed_hdus_are_errors_naming_file_and_hdu(tm
     patch(p, at, b"ZTILE1  =                    0".ljust(80))
     with pytest.raises(sluice.SluiceError, match=r"tile\.fits', HDU 2: tile-compressed image: ZTILE1 = 0 is outside"):
         read(p)
+    # A keyword twice (CFITSIO might read the other card): this HDU and the ones after it are refused.
+    p = str(tmp_path / "dup.fits")
+    fits.HDUList([fits.PrimaryHDU(), fits.CompImageHDU(a, compression_type="RICE_1"), fits.ImageHDU(a)]).writeto(p)
+    raw = open(p, "rb").read()
+    at = raw.index(b"ZTILE2  =")
+    patch(p, at, b"ZTILE1  =                    0".ljust(80))
+    with pytest.raises(sluice.SluiceError, match=r"dup\.fits', HDU 2: tile-compressed image: the keyword ZTILE1 appears twice"):
+        read(p)
+    with pytest.raises(sluice.SluiceError, match=r"dup\.fits', HDU 3: HDU 2 before it is a tile-compressed image that cannot be read"):
+        pipe_of(files=[p], batch_size=1, hdu_indices=[3]).run()
     # Truncated inside the heap.
     p = write("cut.fits", "GZIP_2")
     os.truncate(p, os.path.getsize(p) - 2880)

@@ -10,6 +10,7 @@
 #include <sluice/error.h>
 
 #include "kernels/compression/gzip.h"
+#include "kernels/compression/hcompress.h"
 #include "kernels/compression/plio.h"
 #include "kernels/compression/rice.h"
 
@@ -180,7 +181,8 @@ FitsCompressedImage::FitsCompressedImage(const FitsCards& cards, const uint8_t* 
   else if (cmp == "GZIP_1") codec_ = Codec::kGzip1;
   else if (cmp == "GZIP_2") codec_ = Codec::kGzip2;
   else if (cmp == "PLIO_1") codec_ = Codec::kPlio;
-  else if (cmp == "HCOMPRESS_1" || cmp == "NOCOMPRESS") Bad("ZCMPTYPE = '" + cmp + "' is not supported (RICE_1, GZIP_1, GZIP_2 and PLIO_1 are)");
+  else if (cmp == "HCOMPRESS_1") codec_ = Codec::kHcompress;
+  else if (cmp == "NOCOMPRESS") Bad("ZCMPTYPE = 'NOCOMPRESS' is not supported (RICE_1, GZIP_1, GZIP_2, PLIO_1 and HCOMPRESS_1 are)");
   else Bad("ZCMPTYPE = '" + cmp + "' is not a compression FITS defines");
   const char want = codec_ == Codec::kPlio ? 'I' : 'B';
   if (compressed_.type != want)
@@ -191,6 +193,8 @@ FitsCompressedImage::FitsCompressedImage(const FitsCards& cards, const uint8_t* 
     const std::string val = "ZVAL" + std::to_string(k);
     if (*name == "BLOCKSIZE") block_size_ = static_cast<int>(get_int(val, std::nullopt, 1, 65536));
     if (*name == "BYTEPIX") bytepix_ = static_cast<int>(get_int(val, std::nullopt, 1, 8));
+    if (*name == "SMOOTH" && get_int(val, std::nullopt, INT32_MIN, INT32_MAX) != 0)
+      Bad("HCOMPRESS_1 with smoothing (SMOOTH != 0) is not supported");
   }
   if (codec_ == Codec::kRice && bytepix_ != 1 && bytepix_ != 2 && bytepix_ != 4)
     Bad("BYTEPIX = " + std::to_string(bytepix_) + " for RICE_1 (1, 2 or 4 are defined)");
@@ -350,6 +354,11 @@ void FitsCompressedImage::DecodeTile(int64_t row, const Tile& tile, std::vector<
           parse(inflate(src, n, size, codec_ == Codec::kGzip2).data(), size, real);
           break;
         }
+        case Codec::kHcompress:
+          if (real) Bad(at + "HCOMPRESS_1 holds integers, the image is floating-point and not quantized");
+          ints.resize(static_cast<size_t>(len));
+          kernels::HcompressDecode(src, static_cast<size_t>(n), zbitpix_ == 8 || zbitpix_ == 16, ints.data(), len);
+          break;
         case Codec::kPlio: {
           if (real) Bad(at + "PLIO_1 holds integers, the image is floating-point and not quantized");
           std::vector<int16_t> list(static_cast<size_t>(n));

@@ -4,13 +4,14 @@
 // a division by ZTILE1 = 0, an abort in its keyword parser and out-of-bounds writes in its Rice
 // decoder).
 //
-// Supported: ZCMPTYPE RICE_1 (and its old name RICE_ONE), GZIP_1, GZIP_2 and PLIO_1; tiles of any
+// Supported: ZCMPTYPE RICE_1 (and its old name RICE_ONE), GZIP_1, GZIP_2, PLIO_1 and HCOMPRESS_1
+// (without smoothing: SMOOTH != 0 is refused); tiles of any
 // shape; ZBITPIX 8, 16, 32, 64, -32, -64; integer images scaled by BZERO/BSCALE to their equivalent
 // type as CFITSIO's fits_get_img_equivtype (BZERO 32768 makes BITPIX 16 uint16, as astropy reads it);
 // floating-point images quantized per tile (ZSCALE, ZZERO; ZQUANTIZ NO_DITHER, SUBTRACTIVE_DITHER_1
 // or _2 with ZDITHER0, FITS's 10000-entry random sequence), ZBLANK pixels as NaN, and the tiles
-// stored losslessly in GZIP_COMPRESSED_DATA or UNCOMPRESSED_DATA. HCOMPRESS_1 and NOCOMPRESS are
-// refused with an error naming them.
+// stored losslessly in GZIP_COMPRESSED_DATA or UNCOMPRESSED_DATA. NOCOMPRESS is refused with an
+// error naming it.
 // The header is validated when the object is made (every Z and T keyword well-formed, tile sizes
 // >= 1, the table's columns and row width consistent, the heap inside the data unit); every tile's
 // descriptor is checked against the heap before it is read; decoders are bounds-checked. Malformed
@@ -41,7 +42,7 @@ class FitsCompressedImage {
   void Read(uint8_t* out) const;
 
  private:
-  enum class Codec { kRice, kGzip1, kGzip2, kPlio };
+  enum class Codec { kRice, kGzip1, kGzip2, kPlio, kHcompress };
   enum class Quantize { kNone, kNoDither, kDither1, kDither2 };
   struct Column {
     int64_t offset = -1;  // in the row, bytes; -1: absent

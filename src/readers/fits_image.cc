@@ -6,6 +6,7 @@
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <cstdint>
@@ -52,19 +53,27 @@ struct CompressedHdu {
   int hdu;
   FitsCards cards;
   size_t data_offset, data_size;
+  std::string duplicate;  // a keyword that appears twice (CFITSIO and this walk might read different cards)
 };
 
 void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std::vector<CompressedHdu>* compressed) {
   size_t pos = 0;
   for (int hdu = 1; pos < size && hdu <= 10000; ++hdu) {
     FitsCards cards;
+    std::string duplicate;
     bool end = false;
     for (; pos + 80 <= size && !end; pos += 80) {
       const std::string_view card(reinterpret_cast<const char*>(data + pos), 80);
       std::string_view key = card.substr(0, 8);
       while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
       if (key == "END") end = true;
-      else if (!key.empty()) cards.emplace(std::string(key), card);
+      else if (!key.empty()) {
+        std::string upper(key);  // CFITSIO matches keywords without regard to case
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        if (!cards.emplace(upper, card).second && upper != "COMMENT" && upper != "HISTORY" && upper != "CONTINUE" &&
+            duplicate.empty())
+          duplicate = upper;
+      }
     }
     if (!end) {
       if (hdu > 1 && pos >= size) return;  // nothing after the last HDU
@@ -102,7 +111,7 @@ void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std:
       throw Error("FITS file '" + name + "', HDU " + std::to_string(hdu) + ": its data unit (" +
                   std::to_string(static_cast<int64_t>(bytes < 0 ? -1 : std::min<__int128>(bytes, INT64_MAX))) +
                   " bytes) runs past the end of the file: the file is truncated");
-    if (is_compressed) compressed->push_back({hdu, std::move(cards), pos, static_cast<size_t>(bytes)});
+    if (is_compressed) compressed->push_back({hdu, std::move(cards), pos, static_cast<size_t>(bytes), duplicate});
     pos += static_cast<size_t>(padded);
   }
 }
@@ -129,6 +138,7 @@ FitsMemFile::FitsMemFile(const void* data, size_t size, std::string name)
     Compressed entry;
     entry.hdu = c.hdu;
     try {
+      if (!c.duplicate.empty()) throw Error("tile-compressed image: the keyword " + c.duplicate + " appears twice");
       entry.image = std::make_shared<FitsCompressedImage>(c.cards, static_cast<const uint8_t*>(data) + c.data_offset,
                                                           c.data_size);
     } catch (const Error& e) {

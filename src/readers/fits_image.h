@@ -5,7 +5,7 @@
 // in the image's equivalent type (BITPIX with BZERO/BSCALE applied: BITPIX 16 with BZERO 32768 is
 // uint16, as astropy reads it), shape the axes reversed (NAXISn, ..., NAXIS1: C order, astropy's
 // `data.shape`). Tile-compressed images (astropy's CompImageHDU, fpack) are decoded by Sluice's own
-// code (readers/fits_compressed.h: RICE_1, GZIP_1, GZIP_2, PLIO_1), never by CFITSIO's, which
+// code (readers/fits_compressed.h: RICE_1, GZIP_1, GZIP_2, PLIO_1, HCOMPRESS_1), never by CFITSIO's, which
 // crashes on malformed headers and tiles (fuzz_fits found three such faults); a compressed HDU whose
 // header does not validate is an error, and so is every HDU after it (CFITSIO is not moved past it).
 // Bytes are never read outside the buffer: a file must be a whole number of 2880-byte blocks (as
