@@ -26,22 +26,27 @@ void DebayerEdgeAware(const T* in, T* out, int64_t h, int64_t w, int blue_y, int
     const T* down = in + (y + 1) * w;
     T* row = out + y * w * 3;
     const int own = 2 - 2 * blue, other = 2 * blue;  // channel of the pixel's colour, of the diagonal one
-    for (int64_t x = 1; x < w - 1; ++x) {
+    auto colour = [&](int64_t x) {
       T* px = row + x * 3;
-      const unsigned vert = (unsigned(up[x]) + down[x] + 1) >> 1;
-      const unsigned horiz = (unsigned(mid[x - 1]) + mid[x + 1] + 1) >> 1;
-      if (((x - 1 + green_first) & 1) != 0) {  // green: vertical pair to `other`, horizontal to `own`
-        px[1] = mid[x];
-        px[other] = static_cast<T>(vert);
-        px[own] = static_cast<T>(horiz);
-      } else {
-        const int dh = std::abs(int(mid[x - 1]) - int(mid[x + 1]));
-        const int dv = std::abs(int(down[x]) - int(up[x]));
-        px[own] = mid[x];
-        px[1] = static_cast<T>(dh > dv ? vert : horiz);
-        px[other] = static_cast<T>((unsigned(up[x - 1]) + up[x + 1] + down[x - 1] + down[x + 1] + 2) >> 2);
-      }
+      const int dh = std::abs(int(mid[x - 1]) - int(mid[x + 1]));
+      const int dv = std::abs(int(down[x]) - int(up[x]));
+      px[own] = mid[x];
+      px[1] = static_cast<T>(dh > dv ? (unsigned(up[x]) + down[x] + 1) >> 1 : (unsigned(mid[x - 1]) + mid[x + 1] + 1) >> 1);
+      px[other] = static_cast<T>((unsigned(up[x - 1]) + up[x + 1] + down[x - 1] + down[x + 1] + 2) >> 2);
+    };
+    auto green = [&](int64_t x) {  // the vertical pair to `other`, the horizontal one to `own`
+      T* px = row + x * 3;
+      px[1] = mid[x];
+      px[other] = static_cast<T>((unsigned(up[x]) + down[x] + 1) >> 1);
+      px[own] = static_cast<T>((unsigned(mid[x - 1]) + mid[x + 1] + 1) >> 1);
+    };
+    int64_t x = 1;
+    if (green_first) green(x++);
+    for (; x + 1 < w - 1; x += 2) {  // pairs: red-or-blue, then green
+      colour(x);
+      green(x + 1);
     }
+    if (x < w - 1) colour(x);
     std::memcpy(row + (w - 1) * 3, row + (w - 2) * 3, 3 * sizeof(T));
     std::memcpy(row, row + 3, 3 * sizeof(T));
   }
