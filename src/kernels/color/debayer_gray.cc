@@ -43,19 +43,25 @@ T GreenPixel(const Rows<T>& r, int64_t p, uint32_t rc, uint32_t bc) {
 // holding scaled sums, each product's high 16 bits (truncated), the three added and shifted by 2.
 // Its green sum for the first pixel takes each vertical neighbour from a 16-bit lane shifted right
 // by 7, which also brings in the top bit of the corner sample below it in memory (p).
-inline uint8_t Saturate8(uint32_t v) { return static_cast<uint8_t>(std::min<uint32_t>(v, 255)); }
-inline uint32_t MulHi(uint32_t a, uint32_t b) { return (a * b) >> 16; }
-
-void SimdPair(const Rows<uint8_t>& r, int64_t p, uint32_t rc, uint32_t bc, uint8_t* dst) {
-  const uint32_t corners = 2 * (uint32_t(r.up[p]) + r.down[p] + r.up[p + 2] + r.down[p + 2]);
-  const uint32_t cross = 2 * uint32_t(r.up[p + 1]) + (r.up[p] >> 7) + 2 * uint32_t(r.down[p + 1]) +
-                         (r.down[p] >> 7) + 2 * uint32_t(r.mid[p + 2]) + 2 * uint32_t(r.mid[p]);
-  const uint32_t own = 8 * uint32_t(r.mid[p + 1]);
-  dst[0] = Saturate8((MulHi(corners, 2 * rc) + MulHi(cross, 2 * kG2Y) + MulHi(own, 2 * bc)) >> 2);
-  const uint32_t vert = 4 * (uint32_t(r.up[p + 2]) + r.down[p + 2]);
-  const uint32_t green = 8 * uint32_t(r.mid[p + 2]);
-  const uint32_t horiz = 4 * (uint32_t(r.mid[p + 1]) + r.mid[p + 3]);
-  dst[1] = Saturate8((MulHi(vert, 2 * rc) + MulHi(green, 2 * kG2Y) + MulHi(horiz, 2 * bc)) >> 2);
+// `pairs` consecutive SimdPair from top-left column p (outputs at p + 1 onwards).
+void SimdPairs(const Rows<uint8_t>& r, int64_t p, int64_t pairs, uint32_t rc, uint32_t bc, uint8_t* row) {
+  const uint8_t* __restrict up = r.up + p;
+  const uint8_t* __restrict mid = r.mid + p;
+  const uint8_t* __restrict down = r.down + p;
+  uint8_t* __restrict dst = row + p + 1;
+  const uint32_t r2 = 2 * rc, g2 = 2 * kG2Y, b2 = 2 * bc;
+  for (int64_t k = 0; k < pairs; ++k) {
+    const int64_t q = 2 * k;
+    const uint32_t u0 = up[q], u1 = up[q + 1], u2 = up[q + 2];
+    const uint32_t d0 = down[q], d1 = down[q + 1], d2 = down[q + 2];
+    const uint32_t m0 = mid[q], m1 = mid[q + 1], m2 = mid[q + 2], m3 = mid[q + 3];
+    const uint32_t corners = 2 * (u0 + d0 + u2 + d2);
+    const uint32_t cross = 2 * u1 + (u0 >> 7) + 2 * d1 + (d0 >> 7) + 2 * m2 + 2 * m0;
+    const uint32_t a = (((corners * r2) >> 16) + ((cross * g2) >> 16) + ((8 * m1 * b2) >> 16)) >> 2;
+    const uint32_t b = (((4 * (u2 + d2) * r2) >> 16) + ((8 * m2 * g2) >> 16) + ((4 * (m1 + m3) * b2) >> 16)) >> 2;
+    dst[q] = static_cast<uint8_t>(a > 255 ? 255 : a);
+    dst[q + 1] = static_cast<uint8_t>(b > 255 ? 255 : b);
+  }
 }
 
 }  // namespace
@@ -84,10 +90,11 @@ void DebayerGray(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue
         p = 1;
       }
       if constexpr (std::is_same_v<T, uint8_t>) {
-        // OpenCV's SIMD loop: 14 pixels per step while 18 columns remain from its start.
-        const int64_t start = p;
-        for (; p - start <= inner - 18; p += 14)
-          for (int64_t k = 0; k < 14; k += 2) SimdPair(r, p + k, rc, bc, row + p + k + 1);
+        // OpenCV's SIMD loop: 14 pixels per step while 18 columns remain from its start, i.e. the
+        // pairs from here up to the last whole step (one flat loop: the compiler vectorizes it).
+        const int64_t steps = inner >= 18 ? (inner - 18) / 14 + 1 : 0;
+        SimdPairs(r, p, steps * 7, rc, bc, row);
+        p += steps * 14;
       }
       for (; p <= inner - 2; p += 2) {
         row[p + 1] = CornerPixel(r, p, rc, bc);
