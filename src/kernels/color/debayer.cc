@@ -1,5 +1,9 @@
 #include "kernels/color/debayer.h"
 
+#include <type_traits>
+
+#include "kernels/color/debayer_rows_hwy.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -36,6 +40,8 @@ void DebayerBilinear(const T* in, T* out, int64_t h, int64_t w, int blue_y, int 
     };
     int64_t x = 1;
     if ((x & 1) != first_colour) green(x++);
+    if constexpr (std::is_same_v<T, uint8_t>)
+      x += 2 * debayer_detail::DebayerPairsU8(up, mid, down, row, x, (w - 1 - x) / 2, own, /*edge_aware=*/false);
     for (; x + 1 < w - 1; x += 2) {  // pairs: red-or-blue, then green
       colour(x);
       green(x + 1);

@@ -7,6 +7,10 @@
 
 #include "kernels/color/debayer.h"
 
+#include <type_traits>
+
+#include "kernels/color/debayer_rows_hwy.h"
+
 namespace sluice::kernels {
 
 template <typename T>
@@ -42,6 +46,8 @@ void DebayerEdgeAware(const T* in, T* out, int64_t h, int64_t w, int blue_y, int
     };
     int64_t x = 1;
     if (green_first) green(x++);
+    if constexpr (std::is_same_v<T, uint8_t>)
+      x += 2 * debayer_detail::DebayerPairsU8(up, mid, down, row, x, (w - 1 - x) / 2, own, /*edge_aware=*/true);
     for (; x + 1 < w - 1; x += 2) {  // pairs: red-or-blue, then green
       colour(x);
       green(x + 1);

@@ -1,0 +1,100 @@
+// Highway rows of the uint8 bilinear and edge-aware demosaicing (debayer_rows_hwy.h): 128-bit
+// vectors of 16 pairs, sources deinterleaved into even and odd columns, 4-term averages in 16 bits.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/color/debayer_rows_hwy.cc"
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
+#endif
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/color/debayer_rows_hwy.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace sluice::kernels::debayer_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR
+// No 128-bit vectors: the caller's scalar loop does every pair.
+int64_t DebayerPairsU8Impl(const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*, int64_t, int64_t, int, bool) {
+  return 0;
+}
+#else
+using D8 = hn::Full128<uint8_t>;
+using V8 = hn::Vec<D8>;
+
+// (a + b + c + d + 2) >> 2, exact.
+HWY_INLINE V8 Average4(V8 a, V8 b, V8 c, V8 d) {
+  const D8 d8;
+  const hn::Full128<uint16_t> d16;
+  const hn::Half<D8> dh;
+  const auto two = hn::Set(d16, 2);
+  auto lo = hn::Add(hn::Add(hn::PromoteTo(d16, hn::LowerHalf(dh, a)), hn::PromoteTo(d16, hn::LowerHalf(dh, b))),
+                    hn::Add(hn::PromoteTo(d16, hn::LowerHalf(dh, c)), hn::PromoteTo(d16, hn::LowerHalf(dh, d))));
+  auto hi = hn::Add(hn::Add(hn::PromoteTo(d16, hn::UpperHalf(dh, a)), hn::PromoteTo(d16, hn::UpperHalf(dh, b))),
+                    hn::Add(hn::PromoteTo(d16, hn::UpperHalf(dh, c)), hn::PromoteTo(d16, hn::UpperHalf(dh, d))));
+  lo = hn::ShiftRight<2>(hn::Add(lo, two));
+  hi = hn::ShiftRight<2>(hn::Add(hi, two));
+  const hn::Full128<int16_t> di16;  // u16 -> u8 demotion goes through int16 (values <= 255)
+  return hn::Combine(d8, hn::DemoteTo(dh, hn::BitCast(di16, hi)), hn::DemoteTo(dh, hn::BitCast(di16, lo)));
+}
+
+HWY_INLINE V8 AbsDiffU8(V8 a, V8 b) { return hn::Or(hn::SaturatedSub(a, b), hn::SaturatedSub(b, a)); }
+
+int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
+                           int64_t pairs, int own, bool edge_aware) {
+  const D8 d;
+  constexpr int64_t kPairs = 16;
+  int64_t k = 0;
+  for (; k + kPairs <= pairs; k += kPairs) {
+    const int64_t xs = x0 + 2 * k;
+    V8 e, o, om, e2, ue, uo, uom, de, dd, dom, unused;
+    hn::LoadInterleaved2(d, mid + xs, e, o);          // mid[x], mid[x + 1]
+    hn::LoadInterleaved2(d, mid + xs - 1, om, unused);  // mid[x - 1]
+    hn::LoadInterleaved2(d, mid + xs + 1, unused, e2);  // mid[x + 2]
+    hn::LoadInterleaved2(d, up + xs - 1, uom, ue);      // up[x - 1], up[x]
+    hn::LoadInterleaved2(d, up + xs, unused, uo);       // up[x + 1]
+    hn::LoadInterleaved2(d, down + xs - 1, dom, de);
+    hn::LoadInterleaved2(d, down + xs, unused, dd);
+    // The red-or-blue pixel: its colour, green from the cross, the other colour from the corners.
+    V8 green_c;
+    if (edge_aware) {
+      const auto horiz_steeper = hn::Gt(AbsDiffU8(om, o), AbsDiffU8(de, ue));
+      green_c = hn::IfThenElse(horiz_steeper, hn::AverageRound(ue, de), hn::AverageRound(om, o));
+    } else {
+      green_c = Average4(ue, de, om, o);
+    }
+    const V8 other_c = Average4(uom, uo, dom, dd);
+    // The green pixel: the row's colour from left and right, the other from up and down.
+    const V8 own_g = hn::AverageRound(e, e2);
+    const V8 other_g = hn::AverageRound(uo, dd);
+    const V8 own_lo = hn::InterleaveLower(d, e, own_g), own_hi = hn::InterleaveUpper(d, e, own_g);
+    const V8 g_lo = hn::InterleaveLower(d, green_c, o), g_hi = hn::InterleaveUpper(d, green_c, o);
+    const V8 oth_lo = hn::InterleaveLower(d, other_c, other_g), oth_hi = hn::InterleaveUpper(d, other_c, other_g);
+    uint8_t* out = row + 3 * xs;
+    if (own == 0) {
+      hn::StoreInterleaved3(own_lo, g_lo, oth_lo, d, out);
+      hn::StoreInterleaved3(own_hi, g_hi, oth_hi, d, out + 48);
+    } else {
+      hn::StoreInterleaved3(oth_lo, g_lo, own_lo, d, out);
+      hn::StoreInterleaved3(oth_hi, g_hi, own_hi, d, out + 48);
+    }
+  }
+  return k;
+}
+#endif
+
+}  // namespace HWY_NAMESPACE
+}  // namespace sluice::kernels::debayer_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace sluice::kernels::debayer_detail {
+HWY_EXPORT(DebayerPairsU8Impl);
+int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
+                       int64_t pairs, int own, bool edge_aware) {
+  return HWY_DYNAMIC_DISPATCH(DebayerPairsU8Impl)(up, mid, down, row, x0, pairs, own, edge_aware);
+}
+}  // namespace sluice::kernels::debayer_detail
+#endif

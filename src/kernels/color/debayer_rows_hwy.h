@@ -1,0 +1,15 @@
+// Internal: Highway (dynamic dispatch) rows of the uint8 bilinear and edge-aware demosaicing
+// (debayer.cc, debayer_edge_aware.cc). Exact: the same integer formulas, 16 pairs at a time.
+#pragma once
+#include <cstdint>
+
+namespace sluice::kernels::debayer_detail {
+
+// Pairs (red-or-blue pixel at x, green at x + 1) for x = x0 + 2k, k < pairs, of one row; `own` is
+// the output channel of the row's red-or-blue colour (0 or 2). Reads up/mid/down at x - 1 .. x + 2,
+// writes row[3x .. 3x + 5]. Handles whole groups of 16 pairs and returns how many pairs it did
+// (the caller does the rest).
+int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
+                       int64_t pairs, int own, bool edge_aware);
+
+}  // namespace sluice::kernels::debayer_detail
