@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/color/debayer.h"
+#include "kernels/color/debayer_rows_hwy.h"
 
 namespace sluice::kernels {
 namespace {
@@ -93,7 +94,8 @@ void DebayerGray(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue
         // OpenCV's SIMD loop: 14 pixels per step while 18 columns remain from its start, i.e. the
         // pairs from here up to the last whole step (one flat loop: the compiler vectorizes it).
         const int64_t steps = inner >= 18 ? (inner - 18) / 14 + 1 : 0;
-        SimdPairs(r, p, steps * 7, rc, bc, row);
+        if (!debayer_detail::DebayerGraySteps(r.up + p, r.mid + p, r.down + p, row + p + 1, steps, rc, kG2Y, bc))
+          SimdPairs(r, p, steps * 7, rc, bc, row);
         p += steps * 14;
       }
       for (; p <= inner - 2; p += 2) {

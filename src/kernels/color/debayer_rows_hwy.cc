@@ -20,6 +20,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 int64_t DebayerPairsU8Impl(const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*, int64_t, int64_t, int, bool) {
   return 0;
 }
+bool DebayerGrayStepsImpl(const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*, int64_t, uint32_t, uint32_t,
+                          uint32_t) {
+  return false;
+}
 #else
 using D8 = hn::Full128<uint8_t>;
 using V8 = hn::Vec<D8>;
@@ -83,6 +87,39 @@ int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t*
   }
   return k;
 }
+
+bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
+                          uint32_t rc, uint32_t g2y, uint32_t bc) {
+  const D8 d8;
+  const hn::Full128<uint16_t> d;
+  const hn::Full128<int16_t> di;
+  const hn::Half<D8> dh;
+  const auto b2y = hn::Set(d, static_cast<uint16_t>(rc * 2)), g2 = hn::Set(d, static_cast<uint16_t>(g2y * 2)),
+             r2y = hn::Set(d, static_cast<uint16_t>(bc * 2));
+  auto rot = [&](hn::Vec<decltype(d)> v) { return hn::ShiftRightLanes<1>(d, v); };  // lane i <- lane i + 1, top 0
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t o = 14 * s;
+    auto r0 = hn::BitCast(d, hn::LoadU(d8, up + o));  // lane k: byte 2k low, byte 2k + 1 high
+    auto r1 = hn::BitCast(d, hn::LoadU(d8, mid + o));
+    auto r2 = hn::BitCast(d, hn::LoadU(d8, down + o));
+    auto b1 = hn::Add(hn::ShiftRight<7>(hn::ShiftLeft<8>(r0)), hn::ShiftRight<7>(hn::ShiftLeft<8>(r2)));
+    auto b0 = hn::Add(rot(b1), b1);
+    b1 = hn::ShiftLeft<1>(rot(b1));
+    auto g0 = hn::Add(hn::ShiftRight<7>(r0), hn::ShiftRight<7>(r2));
+    auto g1 = hn::ShiftRight<7>(hn::ShiftLeft<8>(r1));
+    g0 = hn::Add(g0, hn::Add(rot(g1), g1));
+    g1 = hn::ShiftLeft<2>(rot(g1));
+    r0 = hn::ShiftRight<8>(r1);
+    r1 = hn::ShiftLeft<2>(hn::Add(rot(r0), r0));
+    r0 = hn::ShiftLeft<3>(r0);
+    g0 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b0, b2y), hn::MulHigh(g0, g2)), hn::MulHigh(r0, r2y)));
+    g1 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b1, b2y), hn::MulHigh(g1, g2)), hn::MulHigh(r1, r2y)));
+    const auto lo = hn::ZeroExtendVector(d8, hn::DemoteTo(dh, hn::BitCast(di, g0)));  // saturated to u8
+    const auto hi = hn::ZeroExtendVector(d8, hn::DemoteTo(dh, hn::BitCast(di, g1)));
+    hn::StoreU(hn::InterleaveLower(d8, lo, hi), d8, dst + o);
+  }
+  return true;
+}
 #endif
 
 }  // namespace HWY_NAMESPACE
@@ -92,9 +129,14 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace sluice::kernels::debayer_detail {
 HWY_EXPORT(DebayerPairsU8Impl);
+HWY_EXPORT(DebayerGrayStepsImpl);
 int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
                        int64_t pairs, int own, bool edge_aware) {
   return HWY_DYNAMIC_DISPATCH(DebayerPairsU8Impl)(up, mid, down, row, x0, pairs, own, edge_aware);
+}
+bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
+                      uint32_t rc, uint32_t g2y, uint32_t bc) {
+  return HWY_DYNAMIC_DISPATCH(DebayerGrayStepsImpl)(up, mid, down, dst, steps, rc, g2y, bc);
 }
 }  // namespace sluice::kernels::debayer_detail
 #endif
