@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/color/debayer.h"
+#include "kernels/color/debayer_rows_hwy.h"
 
 namespace sluice::kernels {
 namespace {
@@ -18,22 +19,29 @@ namespace {
 enum Plane { kVert, kHoriz, kDiagNE, kDiagNW, kWideNE, kWideNW, kHalfCross, kPlanes };
 
 void Gradients(const uint8_t* in, int64_t w, int64_t y, uint16_t* planes) {
-  const uint8_t* u = in + (y - 1) * w;
-  const uint8_t* m = in + y * w;
-  const uint8_t* d = in + (y + 1) * w;
-  auto ad = [](int a, int b) { return std::abs(a - b); };
+  const uint8_t* __restrict u = in + (y - 1) * w;
+  const uint8_t* __restrict m = in + y * w;
+  const uint8_t* __restrict d = in + (y + 1) * w;
   for (int k = 0; k < kPlanes; ++k) planes[k * w] = planes[k * w + w - 1] = 0;
-  for (int64_t x = 1; x < w - 1; ++x) {
+  uint16_t* __restrict vert = planes + kVert * w;
+  uint16_t* __restrict horiz = planes + kHoriz * w;
+  uint16_t* __restrict diag_ne = planes + kDiagNE * w;
+  uint16_t* __restrict diag_nw = planes + kDiagNW * w;
+  uint16_t* __restrict wide_ne = planes + kWideNE * w;
+  uint16_t* __restrict wide_nw = planes + kWideNW * w;
+  uint16_t* __restrict half_cross = planes + kHalfCross * w;
+  auto ad = [](int a, int b) { return a > b ? a - b : b - a; };
+  for (int64_t x = 1; x < w - 1; ++x) {  // a flat loop over restrict pointers: the compiler vectorizes it
     const int s1 = u[x - 1], s2 = u[x], s3 = u[x + 1], s4 = m[x - 1], s6 = m[x + 1], s7 = d[x - 1], s8 = d[x],
               s9 = d[x + 1];
     const int ne = 2 * ad(s3, s7), nw = 2 * ad(s1, s9);
-    planes[kVert * w + x] = static_cast<uint16_t>(ad(s1, s7) + 2 * ad(s2, s8) + ad(s3, s9));
-    planes[kHoriz * w + x] = static_cast<uint16_t>(ad(s1, s3) + 2 * ad(s4, s6) + ad(s7, s9));
-    planes[kDiagNE * w + x] = static_cast<uint16_t>(ne);
-    planes[kDiagNW * w + x] = static_cast<uint16_t>(nw);
-    planes[kWideNE * w + x] = static_cast<uint16_t>(ne + ad(s2, s4) + ad(s6, s8));
-    planes[kWideNW * w + x] = static_cast<uint16_t>(nw + ad(s2, s6) + ad(s4, s8));
-    planes[kHalfCross * w + x] = static_cast<uint16_t>((s2 + s4 + s6 + s8) >> 1);
+    vert[x] = static_cast<uint16_t>(ad(s1, s7) + 2 * ad(s2, s8) + ad(s3, s9));
+    horiz[x] = static_cast<uint16_t>(ad(s1, s3) + 2 * ad(s4, s6) + ad(s7, s9));
+    diag_ne[x] = static_cast<uint16_t>(ne);
+    diag_nw[x] = static_cast<uint16_t>(nw);
+    wide_ne[x] = static_cast<uint16_t>(ne + ad(s2, s4) + ad(s6, s8));
+    wide_nw[x] = static_cast<uint16_t>(nw + ad(s2, s6) + ad(s4, s8));
+    half_cross[x] = static_cast<uint16_t>((s2 + s4 + s6 + s8) >> 1);
   }
 }
 
@@ -83,7 +91,10 @@ void DebayerVng(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, int blue_
     const int64_t simd_end = simd_begin + 8 * simd_blocks;
     const uint8_t* s = in + sy * w;
     uint8_t* drow = out + y * w * 3;
+    const bool vectorized = debayer_detail::DebayerVngBlocks(s, w, g0, g1, g2, simd_begin, simd_blocks, blue_idx, drow);
     for (int64_t x = 2; x < n - 2; ++x) {
+      if (vectorized && x == simd_begin && simd_blocks > 0) x = simd_end;  // done above, as OpenCV's SIMD
+      if (x >= n - 2) break;
       auto at = [&](int dy, int dx) { return int(s[dy * w + x + dx]); };
       auto p = [&](const uint16_t* g, Plane k, int dx) { return int(g[k * n + x + dx]); };
       const int grad_n = p(g0, kVert, 0) + p(g1, kVert, 0);
