@@ -1,5 +1,5 @@
 // Sluice's geometry, colour, blur and filter kernels (Laplacian, median, dilate/erode, perspective
-// warp, remap: issue 26) against OpenCV, one thread, on the same images with the same parameters
+// warp, remap, debayer: issue 26) against OpenCV, one thread, on the same images with the same parameters
 // (issue 14, "Speed"). Built only where CMake finds OpenCV (core, imgproc); run it
 // with `make bench-opencv`, which also prints the ratio table (benchmarks/opencv_ratio_table.py).
 //
@@ -32,6 +32,7 @@
 #include "bench_kernels_common.h"
 #include "kernels/color/color_adjust.h"
 #include "kernels/color/color_space.h"
+#include "kernels/color/debayer.h"
 #include "kernels/color/equalize.h"
 #include "kernels/crop/flip.h"
 #include "kernels/decode/image_decoder.h"
@@ -419,6 +420,33 @@ Op EqualizeOp() {
           }};
 }
 
+// debayer (DALI's four CPU algorithms): a BG Bayer mosaic of the photograph (built once per size,
+// outside the timed loop), uint8; OpenCV's cvtColor is what DALI calls, so mean_abs_diff is 0.
+const cv::Mat& Mosaic(const cv::Mat& rgb) {
+  static std::vector<cv::Mat> cache;
+  for (const auto& m : cache)
+    if (m.rows == rgb.rows && m.cols == rgb.cols) return m;
+  cv::Mat m(rgb.rows, rgb.cols, CV_8UC1);
+  for (int y = 0; y < rgb.rows; ++y)
+    for (int x = 0; x < rgb.cols; ++x) {
+      const int c = (y % 2 == 0 && x % 2 == 0) ? 0 : (y % 2 == 1 && x % 2 == 1) ? 2 : 1;  // blue_position [0, 0]
+      m.at<uint8_t>(y, x) = rgb.at<cv::Vec3b>(y, x)[c];
+    }
+  cache.push_back(m);
+  return cache.back();
+}
+
+Op DebayerOp(const std::string& name, void (*kernel)(const uint8_t*, uint8_t*, int64_t, int64_t, int, int),
+             int channels, int cv_code) {
+  return {name,
+          [kernel, channels](const cv::Mat& in, cv::Mat& out) {
+            const cv::Mat& m = Mosaic(in);
+            out.create(m.rows, m.cols, CV_8UC(channels));
+            kernel(m.data, out.data, m.rows, m.cols, 0, 0);
+          },
+          [cv_code](const cv::Mat& in, cv::Mat& out) { cv::cvtColor(Mosaic(in), out, cv_code); }};
+}
+
 std::vector<Op> AllOps() {
   return {
       WarpOp("warp_affine_linear", WarpInterp::kLinear),
@@ -446,6 +474,10 @@ std::vector<Op> AllOps() {
       EqualizeOp(),
       FlipOp(),
       ResizeOp(),
+      DebayerOp("debayer_bilinear", &DebayerBilinear<uint8_t>, 3, cv::COLOR_BayerBG2RGB),
+      DebayerOp("debayer_edgeaware", &DebayerEdgeAware<uint8_t>, 3, cv::COLOR_BayerBG2RGB_EA),
+      DebayerOp("debayer_vng", &DebayerVng, 3, cv::COLOR_BayerBG2RGB_VNG),
+      DebayerOp("debayer_gray", &DebayerGray<uint8_t>, 1, cv::COLOR_BayerBG2GRAY),
   };
 }
 

@@ -2,8 +2,11 @@
 // experimental.readers.fits reads them: open, then the image of HDUs 1 to 4 (header only, then the
 // pixels). Must never crash; malformed input may only throw sluice::Error, and the pixels read must
 // fill exactly shape x type size.
-// Seed corpus: fuzz/fits_seeds/ (small files astropy wrote: several image types, a table, a
-// tile-compressed image).
+// Seed corpus: fuzz/fits_seeds/ (small files astropy wrote: several image types, a table,
+// tile-compressed images of every codec Sluice decodes (RICE_1 int and dithered float, GZIP_1 with
+// an image HDU after it, GZIP_2 in small tiles, PLIO_1, HCOMPRESS_1 int and quantized float, a 3-D
+// uint16 cube), and duplicate_ztile1.fits, which crashed CFITSIO when moved past before duplicate
+// keywords were refused).
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,9 @@
-"""debayer against OpenCV 4.6's cv2.cvtColor(COLOR_Bayer**2RGB), what DALI's CPU debayer calls for
-its default algorithm bilinear_ocv: bit-exact for the four patterns, uint8 and uint16, odd and
-tiny extents, per-sample blue_position, and sequences; mosaics cut from the repository's photographs."""
+"""debayer against OpenCV 4.6's cv2.cvtColor, what DALI's CPU debayer calls for its algorithms:
+bilinear_ocv (COLOR_Bayer**2RGB), edgeaware_ocv (**2RGB_EA), vng_ocv (**2RGB_VNG, uint8 only, as
+OpenCV and DALI) and gray_ocv (**2GRAY, one channel). Tolerance: none, bit-exact for the four
+patterns, uint8 and uint16, odd and tiny extents (below 3 or, for VNG, 8 rows or columns: OpenCV's
+fallbacks), per-sample blue_position, and sequences; mosaics cut from the repository's photographs
+(and one of noise, which drives VNG's gradient thresholds through every case)."""
 import os
 
 import cv2
@@ -25,12 +28,12 @@ def mosaic(rgb, by, bx):
     return np.where(is_r, rgb[..., 0], np.where(is_b, rgb[..., 2], rgb[..., 1]))
 
 
-def run(samples, positions, layout="HW", threads=1):
+def run(samples, positions, layout="HW", threads=1, algorithm="bilinear_ocv"):
     @pipeline_def(batch_size=len(samples), num_threads=threads, device_id=None)
     def pipe():
         data = fn.external_source(source=lambda: samples, batch=True, layout=layout)
         pos = fn.external_source(source=lambda: [np.array(p, np.int32) for p in positions], batch=True)
-        return fn.debayer(data, blue_position=pos)
+        return fn.debayer(data, blue_position=pos, algorithm=algorithm)
 
     p = pipe()
     p.build()
@@ -38,29 +41,48 @@ def run(samples, positions, layout="HW", threads=1):
     return [out.at(i) for i in range(len(samples))], out.layout()
 
 
+NAMES = {(0, 0): "BG", (0, 1): "GB", (1, 0): "GR", (1, 1): "RG"}
+SUFFIX = {"bilinear_ocv": "2RGB", "edgeaware_ocv": "2RGB_EA", "vng_ocv": "2RGB_VNG", "gray_ocv": "2GRAY"}
+
+
+def opencv(sample, pos, algorithm):
+    out = cv2.cvtColor(sample, getattr(cv2, f"COLOR_Bayer{NAMES[pos]}{SUFFIX[algorithm]}"))
+    return out[..., None] if algorithm == "gray_ocv" else out  # DALI's gray is HWC with one channel
+
+
+@pytest.mark.parametrize("algorithm", list(SUFFIX))
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-def test_bit_exact_with_opencv_for_every_pattern(dtype):
+def test_bit_exact_with_opencv_for_every_pattern(dtype, algorithm):
+    if algorithm == "vng_ocv" and dtype == np.uint16:
+        pytest.skip("OpenCV's (and DALI's) VNG is uint8 only; the error is tested below")
     photo = np.asarray(Image.open(PHOTO).convert("RGB"))
-    scale = 257 if dtype == np.uint16 else 1
-    crops = [photo[:121, :160], photo[100:233, 50:301], photo[7:10, 3:9], photo[:4, :5], photo[:2, :7], photo[:5, :2]]
+    rng = np.random.default_rng(7)
+    crops = [photo, photo[:121, :160], photo[100:233, 50:301], photo[7:10, 3:9], photo[:4, :5], photo[:2, :7],
+             photo[:5, :2], photo[:8, :8], photo[:9, :31], photo[3:50, 1:8], photo[:20, :19],
+             rng.integers(0, 256, (64, 77, 3)).astype(np.uint8)]
     samples, positions = [], []
     for k, crop in enumerate(crops):
         for pos in CODES:
-            samples.append((mosaic(crop, *pos).astype(np.uint32) * scale).astype(dtype))
+            m = mosaic(crop, *pos).astype(np.uint32)
+            if dtype == np.uint16:  # the full 16-bit range, low bits included
+                m = m * 257 + rng.integers(0, 257, m.shape)
+            samples.append(m.astype(dtype))
             positions.append(pos)
-    outs, layout = run(samples, positions, threads=3)
+    outs, layout = run(samples, positions, threads=3, algorithm=algorithm)
     assert layout == "HWC"
     for out, sample, pos in zip(outs, samples, positions):
-        np.testing.assert_array_equal(out, cv2.cvtColor(sample, CODES[pos]), err_msg=f"{sample.shape} {pos}")
+        np.testing.assert_array_equal(out, opencv(sample, pos, algorithm), err_msg=f"{sample.shape} {pos}")
 
 
-def test_hwc_and_sequences():
+@pytest.mark.parametrize("algorithm", list(SUFFIX))
+def test_hwc_and_sequences(algorithm):
     photo = np.asarray(Image.open(PHOTO).convert("RGB"))
     frames = np.stack([mosaic(photo[k:k + 40, :60], 1, 0) for k in range(3)])
-    outs, layout = run([frames[..., None]], [(1, 0)], layout="FHWC")
+    outs, layout = run([frames[..., None]], [(1, 0)], layout="FHWC", algorithm=algorithm)
     assert layout == "FHWC"
+    assert outs[0].shape == (3, 40, 60, 1 if algorithm == "gray_ocv" else 3)
     for f in range(3):
-        np.testing.assert_array_equal(outs[0][f], cv2.cvtColor(frames[f], cv2.COLOR_BayerGR2RGB))
+        np.testing.assert_array_equal(outs[0][f], opencv(frames[f], (1, 0), algorithm))
 
 
 def test_bad_input_and_arguments():
@@ -69,7 +91,9 @@ def test_bad_input_and_arguments():
     with pytest.raises(sluice.SluiceError, match="one channel"):
         run([np.zeros((4, 4, 3), np.uint8)], [(0, 0)], layout="HWC")
     data = fn.external_source(source=lambda: [], batch=True)
+    with pytest.raises(sluice.SluiceError, match="algorithm.*uint8"):
+        run([np.zeros((16, 16), np.uint16)], [(0, 0)], algorithm="vng_ocv")
     with pytest.raises(sluice.ArgumentError, match="algorithm"):
-        fn.debayer(data, blue_position=[0, 0], algorithm="vng_ocv")
+        fn.debayer(data, blue_position=[0, 0], algorithm="default_npp")
     with pytest.raises(sluice.ArgumentError, match="blue_position"):
         fn.debayer(data)

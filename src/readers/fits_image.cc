@@ -1,8 +1,12 @@
 #include "readers/fits_image.h"
 
+#include "readers/fits_cards.h"
+#include "readers/fits_compressed.h"
+
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <cstdint>
@@ -38,36 +42,38 @@ bool TypesOf(int equiv, int* datatype, DType* dtype) {
   }
 }
 
-// The value of a header card "KEY     = value / comment" as an integer, if it is one.
-bool CardInt(std::string_view card, int64_t* v) {
-  if (card.size() < 10 || card[8] != '=') return false;
-  std::string_view val = card.substr(10);
-  const size_t slash = val.find('/');
-  if (slash != std::string_view::npos) val = val.substr(0, slash);
-  while (!val.empty() && val.front() == ' ') val.remove_prefix(1);
-  while (!val.empty() && val.back() == ' ') val.remove_suffix(1);
-  if (val.empty()) return false;
-  const auto r = std::from_chars(val.data(), val.data() + val.size(), *v);
-  return r.ec == std::errc() && r.ptr == val.data() + val.size();
-}
-
 // Before CFITSIO sees a file, every HDU header is walked here, for faults of CFITSIO 4.2 that
 // fuzz_fits found: its memory driver reads a data unit that runs past the buffer's end (heap
 // overflow), so every data unit must lie inside the file; and its tile-compressed image code
 // crashes on malformed headers and tiles (a division by ZTILE1 = 0, a fortified strncat abort in
-// ffc2j, out-of-bounds writes in the RICE decoder), so the compressed HDUs are listed here and
-// CFITSIO is never moved to or past one.
-void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std::vector<int>* compressed) {
+// ffc2j, out-of-bounds writes in the RICE decoder), so the compressed HDUs are decoded by Sluice's
+// own code (readers/fits_compressed.h), which validates their headers first; CFITSIO is never moved
+// to one, nor past one whose header did not validate.
+struct CompressedHdu {
+  int hdu;
+  FitsCards cards;
+  size_t data_offset, data_size;
+  std::string duplicate;  // a keyword that appears twice (CFITSIO and this walk might read different cards)
+};
+
+void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std::vector<CompressedHdu>* compressed) {
   size_t pos = 0;
   for (int hdu = 1; pos < size && hdu <= 10000; ++hdu) {
-    std::map<std::string, std::string_view, std::less<>> cards;
+    FitsCards cards;
+    std::string duplicate;
     bool end = false;
     for (; pos + 80 <= size && !end; pos += 80) {
       const std::string_view card(reinterpret_cast<const char*>(data + pos), 80);
       std::string_view key = card.substr(0, 8);
       while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
       if (key == "END") end = true;
-      else if (!key.empty()) cards.emplace(std::string(key), card);
+      else if (!key.empty()) {
+        std::string upper(key);  // CFITSIO matches keywords without regard to case
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        if (!cards.emplace(upper, card).second && upper != "COMMENT" && upper != "HISTORY" && upper != "CONTINUE" &&
+            duplicate.empty())
+          duplicate = upper;
+      }
     }
     if (!end) {
       if (hdu > 1 && pos >= size) return;  // nothing after the last HDU
@@ -76,11 +82,11 @@ void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std:
     pos = (pos + 2879) / 2880 * 2880;
     auto get = [&](const std::string& key, int64_t* v) {
       auto it = cards.find(key);
-      return it != cards.end() && CardInt(it->second, v);
+      return it != cards.end() && FitsCardInt(it->second, v);
     };
     auto it = cards.find("ZIMAGE");
-    if (it != cards.end() && it->second.size() > 10 && it->second.substr(10).find('T') != std::string_view::npos)
-      compressed->push_back(hdu);
+    const bool is_compressed =
+        it != cards.end() && it->second.size() > 10 && it->second.substr(10).find('T') != std::string_view::npos;
     // Skip the data unit: |BITPIX|/8 * GCOUNT * (PCOUNT + NAXIS1 * ... * NAXISn), whole blocks.
     int64_t bitpix = 0, naxis = 0, pcount = 0, gcount = 1;
     auto bad = [&](const std::string& what) {
@@ -105,6 +111,7 @@ void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std:
       throw Error("FITS file '" + name + "', HDU " + std::to_string(hdu) + ": its data unit (" +
                   std::to_string(static_cast<int64_t>(bytes < 0 ? -1 : std::min<__int128>(bytes, INT64_MAX))) +
                   " bytes) runs past the end of the file: the file is truncated");
+    if (is_compressed) compressed->push_back({hdu, std::move(cards), pos, static_cast<size_t>(bytes), duplicate});
     pos += static_cast<size_t>(padded);
   }
 }
@@ -125,13 +132,29 @@ FitsMemFile::FitsMemFile(const void* data, size_t size, std::string name)
   if (size % 2880 != 0)
     throw Error("FITS file '" + name_ + "': its size (" + std::to_string(size) +
                 " bytes) is not a whole number of 2880-byte FITS blocks: the file is truncated");
-  WalkHeaders(static_cast<const uint8_t*>(data), size, name_, &compressed_);
+  std::vector<CompressedHdu> found;
+  WalkHeaders(static_cast<const uint8_t*>(data), size, name_, &found);
+  for (auto& c : found) {
+    Compressed entry;
+    entry.hdu = c.hdu;
+    try {
+      if (!c.duplicate.empty()) throw Error("tile-compressed image: the keyword " + c.duplicate + " appears twice");
+      entry.image = std::make_shared<FitsCompressedImage>(c.cards, static_cast<const uint8_t*>(data) + c.data_offset,
+                                                          c.data_size);
+    } catch (const Error& e) {
+      entry.error = e.what();
+    }
+    compressed_.push_back(std::move(entry));
+  }
   // A ZIMAGE card the walk did not attribute to an HDU (CFITSIO may parse a malformed file
   // differently): every extension is then refused.
   size_t zimage_cards = 0;
   for (size_t pos = 0; pos + 80 <= size; pos += 80)
     if (std::memcmp(static_cast<const uint8_t*>(data) + pos, "ZIMAGE", 6) == 0) ++zimage_cards;
-  if (zimage_cards > compressed_.size()) compressed_.insert(compressed_.begin(), 2);
+  if (zimage_cards > compressed_.size())
+    compressed_.insert(compressed_.begin(), Compressed{2, nullptr, "a ZIMAGE card outside the HDUs' headers"});
+  std::stable_sort(compressed_.begin(), compressed_.end(),
+                   [](const Compressed& a, const Compressed& b) { return a.hdu < b.hdu; });
   int status = 0;
   fitsfile* f = nullptr;
   // READONLY: CFITSIO never writes to nor reallocates the buffer.
@@ -150,12 +173,25 @@ FitsMemFile::~FitsMemFile() {
 FitsMemFile::Image FitsMemFile::ReadImage(int hdu, std::vector<uint8_t>* out) {
   fitsfile* f_ = static_cast<fitsfile*>(handle_);
   const std::string at = "FITS file '" + name_ + "', HDU " + std::to_string(hdu) + ": ";
-  for (int c : compressed_)
-    if (c <= hdu)
-      throw Error(at + (c == hdu ? std::string("a tile-compressed image") : "HDU " + std::to_string(c) +
-                  " before it is a tile-compressed image") +
-                  ": not supported (CFITSIO's compressed-image code is not safe on malformed files); uncompress the "
-                  "file first (funpack, or astropy)");
+  for (const Compressed& c : compressed_) {
+    if (c.hdu > hdu) break;
+    if (c.hdu == hdu && c.image) {  // decoded by Sluice's own code, never by CFITSIO
+      Image img{c.image->shape(), c.image->dtype()};
+      if (!out) return img;
+      const int64_t n = img.shape.ndim() == 1 && img.shape[0] == 0 ? 0 : img.shape.num_elements();
+      out->resize(static_cast<size_t>(n) * SizeOf(img.dtype));
+      try {
+        c.image->Read(out->data());
+      } catch (const Error& e) {
+        throw Error(at + e.what());
+      }
+      return img;
+    }
+    if (!c.image)
+      throw Error(at + (c.hdu == hdu ? c.error
+                                     : "HDU " + std::to_string(c.hdu) + " before it is a tile-compressed image that "
+                                       "cannot be read (" + c.error + "), and CFITSIO is not moved past it"));
+  }
   int status = 0, type = 0;
   if (fits_movabs_hdu(f_, hdu, &type, &status)) {
     int count = 0, s2 = 0;

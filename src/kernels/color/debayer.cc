@@ -1,5 +1,9 @@
 #include "kernels/color/debayer.h"
 
+#include <type_traits>
+
+#include "kernels/color/debayer_rows_hwy.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -11,32 +15,38 @@ void DebayerBilinear(const T* in, T* out, int64_t h, int64_t w, int blue_y, int 
     std::fill(out, out + h * w * 3, T{0});
     return;
   }
-  const int red_y = blue_y & 1, red_x = blue_x & 1, b_y = (1 + blue_y) & 1, b_x = (1 + blue_x) & 1;
-  enum { kR = 0, kG = 1, kB = 2 };
+  const int red_y = blue_y & 1, red_x = blue_x & 1, b_x = (1 + blue_x) & 1;
   for (int64_t y = 1; y < h - 1; ++y) {
     const T* up = in + (y - 1) * w;
     const T* mid = in + y * w;
     const T* down = in + (y + 1) * w;
     T* row = out + y * w * 3;
-    for (int64_t x = 1; x < w - 1; ++x) {
+    // This row's red-or-blue pixels: their colour goes to channel `own`, the diagonal one to
+    // `other`; at green pixels `own` comes from the left/right pair, `other` from up/down.
+    const bool red_row = (y & 1) == red_y;
+    const int own = red_row ? 0 : 2, other = 2 - own;
+    const int64_t first_colour = red_row ? red_x : b_x;  // the parity of this row's red-or-blue columns
+    auto colour = [&](int64_t x) {
       T* px = row + x * 3;
-      const int yp = static_cast<int>(y & 1), xp = static_cast<int>(x & 1);
-      const unsigned cross = (unsigned(up[x]) + down[x] + mid[x - 1] + mid[x + 1] + 2) >> 2;
-      const unsigned diag = (unsigned(up[x - 1]) + up[x + 1] + down[x - 1] + down[x + 1] + 2) >> 2;
-      if (yp == red_y && xp == red_x) {
-        px[kR] = mid[x], px[kG] = static_cast<T>(cross), px[kB] = static_cast<T>(diag);
-      } else if (yp == b_y && xp == b_x) {
-        px[kB] = mid[x], px[kG] = static_cast<T>(cross), px[kR] = static_cast<T>(diag);
-      } else {
-        // Green: one colour above and below, the other left and right.
-        const T vert = static_cast<T>((unsigned(up[x]) + down[x] + 1) >> 1);
-        const T horiz = static_cast<T>((unsigned(mid[x - 1]) + mid[x + 1] + 1) >> 1);
-        const bool red_in_row = yp == red_y;  // red pixels share this row: red is left/right
-        px[kG] = mid[x];
-        px[kR] = red_in_row ? horiz : vert;
-        px[kB] = red_in_row ? vert : horiz;
-      }
+      px[own] = mid[x];
+      px[1] = static_cast<T>((unsigned(up[x]) + down[x] + mid[x - 1] + mid[x + 1] + 2) >> 2);
+      px[other] = static_cast<T>((unsigned(up[x - 1]) + up[x + 1] + down[x - 1] + down[x + 1] + 2) >> 2);
+    };
+    auto green = [&](int64_t x) {
+      T* px = row + x * 3;
+      px[own] = static_cast<T>((unsigned(mid[x - 1]) + mid[x + 1] + 1) >> 1);
+      px[1] = mid[x];
+      px[other] = static_cast<T>((unsigned(up[x]) + down[x] + 1) >> 1);
+    };
+    int64_t x = 1;
+    if ((x & 1) != first_colour) green(x++);
+    if constexpr (std::is_same_v<T, uint8_t>)
+      x += 2 * debayer_detail::DebayerPairsU8(up, mid, down, row, x, (w - 1 - x) / 2, own, /*edge_aware=*/false);
+    for (; x + 1 < w - 1; x += 2) {  // pairs: red-or-blue, then green
+      colour(x);
+      green(x + 1);
     }
+    if (x < w - 1) colour(x);
     std::memcpy(row, row + 3, 3 * sizeof(T));
     std::memcpy(row + (w - 1) * 3, row + (w - 2) * 3, 3 * sizeof(T));
   }

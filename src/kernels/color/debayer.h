@@ -1,14 +1,40 @@
-// Bilinear demosaicing of a Bayer mosaic into RGB, as OpenCV's cv::cvtColor(COLOR_Bayer**2RGB)
-// (what DALI's CPU debayer calls for algorithm "bilinear_ocv"), bit for bit:
-//  - blue_position (by, bx) is where blue sits in the 2x2 tile that starts at the sensor's second
-//    row and column (OpenCV's naming: (0,0) BG, (0,1) GB, (1,0) GR, (1,1) RG): pixel (y, x) is blue
-//    when (y, x) = (1 + by, 1 + bx) mod 2, red when (y, x) = (by, bx) mod 2, green otherwise;
-//  - every pixel not on the border takes its own colour from itself, a colour found at its four
-//    orthogonal neighbours as (up + down + left + right + 2) >> 2, at two as (a + b + 1) >> 1, and at
-//    its four diagonal neighbours as (sum + 2) >> 2;
-//  - the first and last columns copy their neighbours, then the first and last rows copy theirs; an
-//    image with fewer than 3 rows or columns is all zeros (OpenCV's results).
-// Thread-safety: reentrant, no allocation.
+// Demosaicing of a Bayer mosaic, as OpenCV 4.6's cv::cvtColor with the COLOR_Bayer** codes (what
+// DALI's CPU debayer calls for its algorithms bilinear_ocv, edgeaware_ocv, vng_ocv and gray_ocv),
+// bit for bit on x86-64, where OpenCV runs its 128-bit SIMD paths (their rounding is reproduced).
+//
+// Common to all: `in` is h x w (row-major), blue_position (by, bx) is where blue sits in the 2x2
+// tile that starts at the sensor's second row and column (OpenCV's naming: (0,0) BG, (0,1) GB,
+// (1,0) GR, (1,1) RG): pixel (y, x) is blue when (y, x) = (1 + by, 1 + bx) mod 2, red when
+// (y, x) = (by, bx) mod 2, green otherwise. RGB outputs are h x w x 3 (R, G, B), gray h x w.
+// Thread-safety: reentrant. DebayerVng allocates a 3-row gradient buffer; the others do not allocate.
+// uint8 rows run 128-bit Highway code (debayer_rows_hwy.h) with the same arithmetic, lane for lane.
+//
+//  - DebayerBilinear (COLOR_Bayer**2RGB): every pixel not on the border takes its own colour from
+//    itself, a colour found at its four orthogonal neighbours as (up + down + left + right + 2) >> 2,
+//    at two as (a + b + 1) >> 1, and at its four diagonal neighbours as (sum + 2) >> 2; the first and
+//    last columns copy their neighbours, then the first and last rows copy theirs; an image with
+//    fewer than 3 rows or columns is all zeros.
+//  - DebayerEdgeAware (COLOR_Bayer**2RGB_EA): as bilinear, except green at a red or blue pixel, which
+//    averages the vertical pair when |left - right| > |up - down| and the horizontal pair otherwise;
+//    same borders; fewer than 3 rows or columns: zeros.
+//  - DebayerGray (COLOR_Bayer**2GRAY): gray = (R * 4899 + G * 9617 + B * 1868) / 2^14 of the bilinear
+//    colours, in fixed point with the sums taken before the products (at a red or blue pixel the
+//    corners, the cross and the centre x4, shifted by 16; at green, the two pairs and the centre x2,
+//    shifted by 15; rounded to nearest). For uint8, OpenCV's SIMD path (14 pixels at a time wherever
+//    18 columns remain) truncates each of the three products before adding them and adds the top
+//    bits of two corner samples into the green sum: DebayerGray does the same there. Borders as
+//    bilinear.
+//  - DebayerVng (COLOR_Bayer**2RGB_VNG, uint8 only, as OpenCV): variable number of gradients. Eight
+//    gradients around each pixel (from a 5x5 neighbourhood), threshold T = min + max(max / 2, 1);
+//    every direction under T adds its colour sums, and the missing colours are the pixel's own plus
+//    round((sum of the other colour - sum of its own) / (2 * count)). OpenCV scales by a table of
+//    float reciprocals in its scalar code and by 0.5f / count in its SIMD code (8 pixels at a time),
+//    which round differently for a count of 7; DebayerVng uses each where OpenCV does. Rows 2 to
+//    h - 5 and columns 2 to w - 3 are computed, and output row y is computed around mosaic row
+//    y + 2 (OpenCV's VNG result is shifted up by two rows); columns 0 and 1 copy column 2, columns
+//    w - 2 and w - 1 copy w - 3; rows 0 and 1 copy row 2, rows h - 4 to h - 1 copy row h - 5
+//    (OpenCV's borders). Images with fewer than 8 rows or columns take OpenCV's fallback: its bilinear
+//    conversion as for pattern (0, 0), whatever blue_position says.
 #pragma once
 #include <cstdint>
 
@@ -16,5 +42,13 @@ namespace sluice::kernels {
 
 template <typename T>  // uint8_t or uint16_t
 void DebayerBilinear(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue_x);
+
+template <typename T>  // uint8_t or uint16_t
+void DebayerEdgeAware(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue_x);
+
+template <typename T>  // uint8_t or uint16_t
+void DebayerGray(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue_x);
+
+void DebayerVng(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, int blue_y, int blue_x);
 
 }  // namespace sluice::kernels

@@ -1,0 +1,243 @@
+// Highway rows of the uint8 bilinear and edge-aware demosaicing (debayer_rows_hwy.h): 128-bit
+// vectors of 16 pairs, sources deinterleaved into even and odd columns, 4-term averages in 16 bits.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/color/debayer_rows_hwy.cc"
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
+#endif
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/color/debayer_rows_hwy.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace sluice::kernels::debayer_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR
+// No 128-bit vectors: the caller's scalar loop does every pair.
+int64_t DebayerPairsU8Impl(const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*, int64_t, int64_t, int, bool) {
+  return 0;
+}
+bool DebayerGrayStepsImpl(const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*, int64_t, uint32_t, uint32_t,
+                          uint32_t) {
+  return false;
+}
+bool DebayerVngBlocksImpl(const uint8_t*, int64_t, const uint16_t*, const uint16_t*, const uint16_t*, int64_t, int64_t,
+                          int, uint8_t*) {
+  return false;
+}
+#else
+using D8 = hn::Full128<uint8_t>;
+using V8 = hn::Vec<D8>;
+
+// (a + b + c + d + 2) >> 2, exact.
+HWY_INLINE V8 Average4(V8 a, V8 b, V8 c, V8 d) {
+  const D8 d8;
+  const hn::Full128<uint16_t> d16;
+  const hn::Half<D8> dh;
+  const auto two = hn::Set(d16, 2);
+  auto lo = hn::Add(hn::Add(hn::PromoteTo(d16, hn::LowerHalf(dh, a)), hn::PromoteTo(d16, hn::LowerHalf(dh, b))),
+                    hn::Add(hn::PromoteTo(d16, hn::LowerHalf(dh, c)), hn::PromoteTo(d16, hn::LowerHalf(dh, d))));
+  auto hi = hn::Add(hn::Add(hn::PromoteTo(d16, hn::UpperHalf(dh, a)), hn::PromoteTo(d16, hn::UpperHalf(dh, b))),
+                    hn::Add(hn::PromoteTo(d16, hn::UpperHalf(dh, c)), hn::PromoteTo(d16, hn::UpperHalf(dh, d))));
+  lo = hn::ShiftRight<2>(hn::Add(lo, two));
+  hi = hn::ShiftRight<2>(hn::Add(hi, two));
+  const hn::Full128<int16_t> di16;  // u16 -> u8 demotion goes through int16 (values <= 255)
+  return hn::Combine(d8, hn::DemoteTo(dh, hn::BitCast(di16, hi)), hn::DemoteTo(dh, hn::BitCast(di16, lo)));
+}
+
+HWY_INLINE V8 AbsDiffU8(V8 a, V8 b) { return hn::Or(hn::SaturatedSub(a, b), hn::SaturatedSub(b, a)); }
+
+int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
+                           int64_t pairs, int own, bool edge_aware) {
+  const D8 d;
+  constexpr int64_t kPairs = 16;
+  int64_t k = 0;
+  for (; k + kPairs <= pairs; k += kPairs) {
+    const int64_t xs = x0 + 2 * k;
+    V8 e, o, om, e2, ue, uo, uom, de, dd, dom, unused;
+    hn::LoadInterleaved2(d, mid + xs, e, o);          // mid[x], mid[x + 1]
+    hn::LoadInterleaved2(d, mid + xs - 1, om, unused);  // mid[x - 1]
+    hn::LoadInterleaved2(d, mid + xs + 1, unused, e2);  // mid[x + 2]
+    hn::LoadInterleaved2(d, up + xs - 1, uom, ue);      // up[x - 1], up[x]
+    hn::LoadInterleaved2(d, up + xs, unused, uo);       // up[x + 1]
+    hn::LoadInterleaved2(d, down + xs - 1, dom, de);
+    hn::LoadInterleaved2(d, down + xs, unused, dd);
+    // The red-or-blue pixel: its colour, green from the cross, the other colour from the corners.
+    V8 green_c;
+    if (edge_aware) {
+      const auto horiz_steeper = hn::Gt(AbsDiffU8(om, o), AbsDiffU8(de, ue));
+      green_c = hn::IfThenElse(horiz_steeper, hn::AverageRound(ue, de), hn::AverageRound(om, o));
+    } else {
+      green_c = Average4(ue, de, om, o);
+    }
+    const V8 other_c = Average4(uom, uo, dom, dd);
+    // The green pixel: the row's colour from left and right, the other from up and down.
+    const V8 own_g = hn::AverageRound(e, e2);
+    const V8 other_g = hn::AverageRound(uo, dd);
+    const V8 own_lo = hn::InterleaveLower(d, e, own_g), own_hi = hn::InterleaveUpper(d, e, own_g);
+    const V8 g_lo = hn::InterleaveLower(d, green_c, o), g_hi = hn::InterleaveUpper(d, green_c, o);
+    const V8 oth_lo = hn::InterleaveLower(d, other_c, other_g), oth_hi = hn::InterleaveUpper(d, other_c, other_g);
+    uint8_t* out = row + 3 * xs;
+    if (own == 0) {
+      hn::StoreInterleaved3(own_lo, g_lo, oth_lo, d, out);
+      hn::StoreInterleaved3(own_hi, g_hi, oth_hi, d, out + 48);
+    } else {
+      hn::StoreInterleaved3(oth_lo, g_lo, own_lo, d, out);
+      hn::StoreInterleaved3(oth_hi, g_hi, own_hi, d, out + 48);
+    }
+  }
+  return k;
+}
+
+bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
+                          uint32_t rc, uint32_t g2y, uint32_t bc) {
+  const D8 d8;
+  const hn::Full128<uint16_t> d;
+  const hn::Full128<int16_t> di;
+  const hn::Half<D8> dh;
+  const auto b2y = hn::Set(d, static_cast<uint16_t>(rc * 2)), g2 = hn::Set(d, static_cast<uint16_t>(g2y * 2)),
+             r2y = hn::Set(d, static_cast<uint16_t>(bc * 2));
+  auto rot = [&](hn::Vec<decltype(d)> v) { return hn::ShiftRightLanes<1>(d, v); };  // lane i <- lane i + 1, top 0
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t o = 14 * s;
+    auto r0 = hn::BitCast(d, hn::LoadU(d8, up + o));  // lane k: byte 2k low, byte 2k + 1 high
+    auto r1 = hn::BitCast(d, hn::LoadU(d8, mid + o));
+    auto r2 = hn::BitCast(d, hn::LoadU(d8, down + o));
+    auto b1 = hn::Add(hn::ShiftRight<7>(hn::ShiftLeft<8>(r0)), hn::ShiftRight<7>(hn::ShiftLeft<8>(r2)));
+    auto b0 = hn::Add(rot(b1), b1);
+    b1 = hn::ShiftLeft<1>(rot(b1));
+    auto g0 = hn::Add(hn::ShiftRight<7>(r0), hn::ShiftRight<7>(r2));
+    auto g1 = hn::ShiftRight<7>(hn::ShiftLeft<8>(r1));
+    g0 = hn::Add(g0, hn::Add(rot(g1), g1));
+    g1 = hn::ShiftLeft<2>(rot(g1));
+    r0 = hn::ShiftRight<8>(r1);
+    r1 = hn::ShiftLeft<2>(hn::Add(rot(r0), r0));
+    r0 = hn::ShiftLeft<3>(r0);
+    g0 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b0, b2y), hn::MulHigh(g0, g2)), hn::MulHigh(r0, r2y)));
+    g1 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b1, b2y), hn::MulHigh(g1, g2)), hn::MulHigh(r1, r2y)));
+    const auto lo = hn::ZeroExtendVector(d8, hn::DemoteTo(dh, hn::BitCast(di, g0)));  // saturated to u8
+    const auto hi = hn::ZeroExtendVector(d8, hn::DemoteTo(dh, hn::BitCast(di, g1)));
+    hn::StoreU(hn::InterleaveLower(d8, lo, hi), d8, dst + o);
+  }
+  return true;
+}
+
+bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
+                          int64_t x0, int64_t blocks, int blue_idx, uint8_t* out) {
+  using D16 = hn::Full128<uint16_t>;
+  using V16 = hn::Vec<D16>;
+  const D16 d;
+  const hn::Full128<int16_t> di;
+  const hn::Full128<int32_t> d32;
+  const hn::Full128<float> df;
+  const hn::Full64<int16_t> di_half;
+  const hn::Full64<uint8_t> d8;
+  const hn::Rebind<uint8_t, D16> d8r;
+  enum { kVert, kHoriz, kDiagNE, kDiagNW, kWideNE, kWideNW, kHalfCross };
+  const V16 one = hn::Set(d, 1);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t x = x0 + 8 * b;
+    auto px = [&](int dy, int dx) { return hn::PromoteTo(d, hn::LoadU(d8r, s + dy * w + x + dx)); };
+    auto pl = [&](const uint16_t* g, int plane, int dx) { return hn::LoadU(d, g + plane * w + x + dx); };
+    // Even lanes: red-or-blue pixels; odd lanes: green ones (OddEven(odd, even)).
+    auto merge = [](auto even, auto odd) { return hn::OddEven(odd, even); };
+    const V16 grad_n = hn::Add(pl(g0, kVert, 0), pl(g1, kVert, 0));
+    const V16 grad_s = hn::Add(pl(g1, kVert, 0), pl(g2, kVert, 0));
+    const V16 grad_w = hn::Add(pl(g1, kHoriz, -1), pl(g1, kHoriz, 0));
+    const V16 grad_e = hn::Add(pl(g1, kHoriz, 0), pl(g1, kHoriz, 1));
+    const V16 grad_ne = merge(hn::Add(pl(g0, kWideNE, 1), pl(g1, kWideNE, 0)),
+                              hn::Add(hn::Add(pl(g0, kDiagNE, 0), pl(g0, kDiagNE, 1)),
+                                      hn::Add(pl(g1, kDiagNE, 0), pl(g1, kDiagNE, 1))));
+    const V16 grad_sw = merge(hn::Add(pl(g1, kWideNE, 0), pl(g2, kWideNE, -1)),
+                              hn::Add(hn::Add(pl(g1, kDiagNE, 0), pl(g1, kDiagNE, -1)),
+                                      hn::Add(pl(g2, kDiagNE, 0), pl(g2, kDiagNE, -1))));
+    const V16 grad_nw = merge(hn::Add(pl(g0, kWideNW, -1), pl(g1, kWideNW, 0)),
+                              hn::Add(hn::Add(pl(g0, kDiagNW, 0), pl(g0, kDiagNW, -1)),
+                                      hn::Add(pl(g1, kDiagNW, 0), pl(g1, kDiagNW, -1))));
+    const V16 grad_se = merge(hn::Add(pl(g1, kWideNW, 0), pl(g2, kWideNW, 1)),
+                              hn::Add(hn::Add(pl(g1, kDiagNW, 0), pl(g1, kDiagNW, 1)),
+                                      hn::Add(pl(g2, kDiagNW, 0), pl(g2, kDiagNW, 1))));
+    const V16 lo = hn::Min(hn::Min(hn::Min(grad_n, grad_s), hn::Min(grad_w, grad_e)),
+                           hn::Min(hn::Min(grad_ne, grad_sw), hn::Min(grad_nw, grad_se)));
+    const V16 hi = hn::Max(hn::Max(hn::Max(grad_n, grad_s), hn::Max(grad_w, grad_e)),
+                           hn::Max(hn::Max(grad_ne, grad_sw), hn::Max(grad_nw, grad_se)));
+    const V16 thresh = hn::Add(lo, hn::Max(hn::ShiftRight<1>(hi), one));
+    const V16 c = px(0, 0);
+    V16 own = hn::Zero(d), a = hn::Zero(d), bb = hn::Zero(d), count = hn::Zero(d);
+    auto add = [&](V16 grad, V16 own_sum, V16 a_sum, V16 b_sum) {
+      const auto m = hn::Gt(thresh, grad);
+      own = hn::Add(own, hn::IfThenElseZero(m, own_sum));
+      a = hn::Add(a, hn::IfThenElseZero(m, a_sum));
+      bb = hn::Add(bb, hn::IfThenElseZero(m, b_sum));
+      count = hn::Add(count, hn::IfThenElseZero(m, one));
+    };
+    auto two = [](V16 v) { return hn::Add(v, v); };
+    add(grad_n, hn::Add(px(-2, 0), c), merge(two(px(-1, 0)), hn::Add(px(-2, -1), px(-2, 1))),
+        merge(hn::Add(px(-1, -1), px(-1, 1)), two(px(-1, 0))));
+    add(grad_s, hn::Add(px(2, 0), c), merge(two(px(1, 0)), hn::Add(px(2, -1), px(2, 1))),
+        merge(hn::Add(px(1, -1), px(1, 1)), two(px(1, 0))));
+    add(grad_w, hn::Add(px(0, -2), c), two(px(0, -1)),
+        merge(hn::Add(px(-1, -1), px(1, -1)), hn::Add(px(-1, -2), px(1, -2))));
+    add(grad_e, hn::Add(px(0, 2), c), two(px(0, 1)),
+        merge(hn::Add(px(-1, 1), px(1, 1)), hn::Add(px(-1, 2), px(1, 2))));
+    add(grad_ne, merge(hn::Add(px(-2, 2), c), two(px(-1, 1))), merge(pl(g0, kHalfCross, 1), hn::Add(px(-2, 1), px(0, 1))),
+        merge(two(px(-1, 1)), hn::Add(px(-1, 0), px(-1, 2))));
+    add(grad_sw, merge(hn::Add(px(2, -2), c), two(px(1, -1))), merge(pl(g2, kHalfCross, -1), hn::Add(px(2, -1), px(0, -1))),
+        merge(two(px(1, -1)), hn::Add(px(1, 0), px(1, -2))));
+    add(grad_nw, merge(hn::Add(px(-2, -2), c), two(px(-1, -1))), merge(pl(g0, kHalfCross, -1), hn::Add(px(-2, -1), px(0, -1))),
+        merge(two(px(-1, -1)), hn::Add(px(-1, -2), px(-1, 0))));
+    add(grad_se, merge(hn::Add(px(2, 2), c), two(px(1, 1))), merge(pl(g2, kHalfCross, 1), hn::Add(px(2, 1), px(0, 1))),
+        merge(two(px(1, 1)), hn::Add(px(1, 2), px(1, 0))));
+    // c + round((sum - own) * (0.5f / count)), as OpenCV's SIMD code (float, round half to even).
+    const hn::Half<decltype(di)> dih;
+    auto scaled = [&](V16 sum) {
+      const auto diff = hn::Sub(hn::BitCast(di, sum), hn::BitCast(di, own));
+      const auto n = hn::BitCast(di, count);
+      auto half = [&](auto dlo, auto nlo) {
+        const auto f = hn::ConvertTo(df, hn::PromoteTo(d32, dlo));
+        const auto k = hn::Div(hn::Set(df, 0.5f), hn::ConvertTo(df, hn::PromoteTo(d32, nlo)));
+        return hn::NearestInt(hn::Mul(f, k));
+      };
+      const auto lo32 = half(hn::LowerHalf(dih, diff), hn::LowerHalf(dih, n));
+      const auto hi32 = half(hn::UpperHalf(dih, diff), hn::UpperHalf(dih, n));
+      const auto packed = hn::Combine(di, hn::DemoteTo(di_half, hi32), hn::DemoteTo(di_half, lo32));
+      return hn::SaturatedAdd(hn::BitCast(di, c), packed);
+    };
+    const auto va = scaled(a), vb = scaled(bb);
+    const auto ci = hn::BitCast(di, c);
+    const auto red = hn::DemoteTo(d8, merge(ci, va));    // the "red" channel: own colour, or a at green
+    const auto green = hn::DemoteTo(d8, merge(va, ci));  // green: a at red-or-blue pixels, own at green
+    const auto blue = hn::DemoteTo(d8, vb);
+    if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out + 3 * x);
+    else hn::StoreInterleaved3(red, green, blue, d8, out + 3 * x);
+  }
+  return true;
+}
+#endif
+
+}  // namespace HWY_NAMESPACE
+}  // namespace sluice::kernels::debayer_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace sluice::kernels::debayer_detail {
+HWY_EXPORT(DebayerPairsU8Impl);
+HWY_EXPORT(DebayerGrayStepsImpl);
+HWY_EXPORT(DebayerVngBlocksImpl);
+int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
+                       int64_t pairs, int own, bool edge_aware) {
+  return HWY_DYNAMIC_DISPATCH(DebayerPairsU8Impl)(up, mid, down, row, x0, pairs, own, edge_aware);
+}
+bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
+                      uint32_t rc, uint32_t g2y, uint32_t bc) {
+  return HWY_DYNAMIC_DISPATCH(DebayerGrayStepsImpl)(up, mid, down, dst, steps, rc, g2y, bc);
+}
+bool DebayerVngBlocks(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
+                      int64_t x0, int64_t blocks, int blue_idx, uint8_t* out) {
+  return HWY_DYNAMIC_DISPATCH(DebayerVngBlocksImpl)(s, w, g0, g1, g2, x0, blocks, blue_idx, out);
+}
+}  // namespace sluice::kernels::debayer_detail
+#endif
