@@ -8,7 +8,7 @@ APT_PACKAGES=(
   libsndfile1-dev libsimdjson-dev liblz4-dev python3-lz4
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg python3-av
   libcurl4-openssl-dev libssl-dev
-  liblmdb-dev libcfitsio-dev
+  liblmdb-dev libcfitsio-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   python3 python3-dev python3-venv python3-pip python3-numpy python3-pil python3-pytest

@@ -34,7 +34,7 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 S=$B/static
 libs=()
-for so in "$B"/lib/lib{jpeg.so.62,spng.so.0,webp.so.7,hwy.so.1,sndfile.so.1,curl.so.4,crypto.so.3,simdjson.so.*}; do libs+=("$so"); done
+for so in "$B"/lib/lib{jpeg.so.62,spng.so.0,webp.so.7,hwy.so.1,sndfile.so.1,curl.so.4,crypto.so.3,simdjson.so.*,lz4.so.1,lmdb.so.0,cfitsio.so.10,z.so.1}; do libs+=("$so"); done
 out=python/sluice/_sluice$suffix
 "$CXX" -shared -o "$out" "$obj"/*.o -Wl,--gc-sections -Wl,-s \
   "$S/libsluice.a" -Wl,--whole-archive "$S/libsluice_testing_ops.a" -Wl,--no-whole-archive "$S/libsluice.a" "$S/libsluice_pipeline.a" \
