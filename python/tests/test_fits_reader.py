@@ -228,6 +228,14 @@ def test_corrupt_and_malformed_compressed_hdus_are_errors_naming_file_and_hdu(tm
         read(p)
     with pytest.raises(sluice.SluiceError, match=r"dup\.fits', HDU 3: HDU 2 before it is a tile-compressed image that cannot be read"):
         pipe_of(files=[p], batch_size=1, hdu_indices=[3]).run()
+    # A header declaring 2 TB of pixels from a few hundred bytes of tiles: refused before allocating.
+    p = write("huge.fits", "HCOMPRESS_1")
+    raw = open(p, "rb").read()
+    for key in (b"ZNAXIS1 =", b"ZNAXIS2 ="):
+        patch(p, raw.index(key), (key + b"              1000000").ljust(80))
+    with pytest.raises(sluice.SluiceError, match=r"huge\.fits', HDU 2: tile-compressed image: the image declares "
+                                                  r"2000000000000 bytes of pixels from \d+ bytes .*corrupt"):
+        read(p)
     # Truncated inside the heap.
     p = write("cut.fits", "GZIP_2")
     os.truncate(p, os.path.getsize(p) - 2880)

@@ -174,6 +174,13 @@ FitsCompressedImage::FitsCompressedImage(const FitsCards& cards, const uint8_t* 
     tile_elems *= tile_.back();
     if (tile_elems > (int64_t{1} << 28)) Bad("a tile of more than 2^28 pixels");
   }
+  // A few bytes of HCOMPRESS or PLIO tiles can declare terabytes of pixels: past 4096:1 (and 1 GiB)
+  // the header is taken as corrupt rather than trusted with the allocation.
+  const __int128 pixel_bytes = elems * (zbitpix_ < 0 ? -zbitpix_ : zbitpix_) / 8;
+  const __int128 kMaxRatio = 4096, kAlwaysAllowed = __int128{1} << 30;
+  if (pixel_bytes > kAlwaysAllowed && pixel_bytes > kMaxRatio * heap_size_)
+    Bad("the image declares " + std::to_string(static_cast<int64_t>(pixel_bytes)) + " bytes of pixels from " +
+        std::to_string(heap_size_) + " bytes of compressed tiles (over 4096:1 and 1 GiB: taken as corrupt)");
   if (elems > 0 && tiles != rows_)
     Bad("the tiles (" + std::to_string(tiles) + ") and the table's rows (" + std::to_string(rows_) + ") differ");
   const std::string cmp = get_string("ZCMPTYPE").value_or("");
