@@ -99,8 +99,8 @@ def test_input_layouts_are_part_of_the_schema():
     the docs fn and ops carry; an input of any layout has ""."""
     resize = sluice.schema.get_schema("resize")
     assert resize.input_layouts == ["HWC (or FHWC, DHWC, FDHWC); none: read as HWC"]
-    assert ("images: HWC images or DHWC volumes (or FHWC sequences, resized frame by frame), uint8 or float32. "
-            "Layout: HWC (or FHWC, DHWC, FDHWC); none: read as HWC.\n") in fn.resize.__doc__
+    assert ("images: HWC images or DHWC volumes (or FHWC sequences, resized frame by frame): uint8, int16, uint16 "
+            "or float32 (16-bit: CPU only). Layout: HWC (or FHWC, DHWC, FDHWC); none: read as HWC.\n") in fn.resize.__doc__
     equalize = sluice.schema.get_schema("equalize")
     assert equalize.input_layouts == [
         "HWC, CHW or HW (or FHWC, FCHW, FHW); none: read as HWC or HW by the number of dimensions"]

@@ -16,6 +16,7 @@
 #include "operators/image/crop_mirror_normalize_plan.h"
 #include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/image/resize_plan.h"
+#include "operators/image/resize_types.h"
 #include "operators/image/resize_volume_plan.h"
 #include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
@@ -74,15 +75,16 @@ class FusedResizeCmnOp : public Operator {
     const TensorShape& s = in.shape(i);
     // What resize's RunSample computes, into the scratch image.
     auto resize = [&](const auto* src, auto* dst) {
-      if (p.window)
-        kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, dst, p.out_h, p.out_w, p.params);
-      else
-        kernels::Resize(src, p.in_h, p.in_w, p.channels, dst, p.out_h, p.out_w, p.params);
+      using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+      if constexpr (std::is_same_v<TIn, uint8_t> || std::is_same_v<TIn, float>) {
+        if (p.window) {  // ROI decode: uint8
+          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, dst, p.out_h, p.out_w, p.params);
+          return;
+        }
+      }
+      kernels::Resize(src, p.in_h, p.in_w, p.channels, dst, p.out_h, p.out_w, p.params);
     };
-    auto from = [&](auto* dst) {
-      if (in.dtype() == DType::kUInt8) resize(in.sample<uint8_t>(i), dst);
-      else resize(in.sample<float>(i), dst);
-    };
+    auto from = [&](auto* dst) { FromInput(in, i, resize, dst); };
     void* out = ws.Output(0).raw_mutable_sample(i);
     if (mid == DType::kUInt8) {
       auto* img = buf.data();
@@ -98,6 +100,22 @@ class FusedResizeCmnOp : public Operator {
  private:
   // DHWC volumes: what resize computes (ResizeVolume) into the scratch volume, then
   // crop_mirror_normalize's volume path from there.
+  // resize(src, dst) with sample i of `in` (any of resize's input types) into the scratch `dst`
+  // (uint8 or float32: what crop_mirror_normalize reads; 16-bit inputs reach it as float32).
+  template <typename Resize, typename TMid>
+  static void FromInput(const TensorList& in, int i, Resize& resize, TMid* dst) {
+    switch (in.dtype()) {
+      case DType::kUInt8: return resize(in.sample<uint8_t>(i), dst);
+      case DType::kInt16:
+        if constexpr (std::is_same_v<TMid, float>) resize(in.sample<int16_t>(i), dst);
+        return;
+      case DType::kUInt16:
+        if constexpr (std::is_same_v<TMid, float>) resize(in.sample<uint16_t>(i), dst);
+        return;
+      default: return resize(in.sample<float>(i), dst);
+    }
+  }
+
   void RunVolume(Workspace& ws, int i, int thread, const CmnSamplePlan& c) {
     const ResizeVolumeSamplePlan& p = volume_plan_.samples[static_cast<size_t>(i)];
     const DType mid = volume_plan_.output.dtype;
@@ -108,10 +126,7 @@ class FusedResizeCmnOp : public Operator {
     auto resize = [&](const auto* src, auto* dst) {
       kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params, p.depth);
     };
-    auto from = [&](auto* dst) {
-      if (in.dtype() == DType::kUInt8) resize(in.sample<uint8_t>(i), dst);
-      else resize(in.sample<float>(i), dst);
-    };
+    auto from = [&](auto* dst) { FromInput(in, i, resize, dst); };
     if (mid == DType::kUInt8) from(buf.data());
     else from(reinterpret_cast<float*>(buf.data()));
     RunCmnVolume(buf.data(), mid, c, cmn_plan_.output.layout == "CDHW", cmn_args_->out_type,
@@ -146,8 +161,7 @@ SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
   r.Register(OpSchema("_fused.resize_crop_mirror_normalize")
                  .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
                       "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
-                 .Input("images", "HWC images or DHWC volumes, uint8 or float32 (resize's input).",
-                        {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
+                 .Input("images", "HWC images or DHWC volumes, resize's input types.", ResizeInputTypes(), InputLayouts{"HWC"}.AllowSequence().AllowVolume())
                  .UnfoldsSequences()
                  .Output("output", "crop_mirror_normalize's output.")
                  .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")

@@ -5,6 +5,7 @@
 #include "operators/image/resize_input_bound.h"
 #include "operators/image/resize_plan.h"
 #include "operators/image/resize_size_args.h"
+#include "operators/image/resize_types.h"
 #include "operators/image/resize_volume_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -32,21 +33,17 @@ class ResizeOp : public Operator {
     TensorList& out = ws.Output(0);
     const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
     const TensorShape& s = in.shape(i);
-    auto run = [&](const auto* src) {
-      if (p.window) {  // a window of the image (ROI decode): taps as for the whole image
-        if (out.dtype() == DType::kUInt8)
-          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, out.mutable_sample<uint8_t>(i), p.out_h,
-                                p.out_w, p.params);
-        else
-          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, out.mutable_sample<float>(i), p.out_h,
-                                p.out_w, p.params);
-      } else if (out.dtype() == DType::kUInt8)
-        kernels::Resize(src, p.in_h, p.in_w, p.channels, out.mutable_sample<uint8_t>(i), p.out_h, p.out_w, p.params);
-      else
-        kernels::Resize(src, p.in_h, p.in_w, p.channels, out.mutable_sample<float>(i), p.out_h, p.out_w, p.params);
-    };
-    if (in.dtype() == DType::kUInt8) run(in.sample<uint8_t>(i));
-    else run(in.sample<float>(i));
+    VisitResizeTypes(in, out, i, [&](const auto* src, auto* dst) {
+      using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+      // A window of the image (ROI decode, so uint8): taps as for the whole image.
+      if constexpr (std::is_same_v<TIn, uint8_t> || std::is_same_v<TIn, float>) {
+        if (p.window) {
+          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, dst, p.out_h, p.out_w, p.params);
+          return;
+        }
+      }
+      kernels::Resize(src, p.in_h, p.in_w, p.channels, dst, p.out_h, p.out_w, p.params);
+    });
   }
 
  private:
@@ -54,15 +51,9 @@ class ResizeOp : public Operator {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
     const ResizeVolumeSamplePlan& p = volume_plan_.samples[static_cast<size_t>(i)];
-    auto run = [&](const auto* src, auto* dst) {
+    VisitResizeTypes(in, out, i, [&](const auto* src, auto* dst) {
       kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params, p.depth);
-    };
-    auto to = [&](const auto* src) {
-      if (out.dtype() == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
-      else run(src, out.mutable_sample<float>(i));
-    };
-    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
-    else to(in.sample<float>(i));
+    });
   }
 
   const ResizeArgs args_;
@@ -78,8 +69,9 @@ SLUICE_REGISTER_OPERATORS(RegisterResize) {
   s.Doc("Resizes HWC images and DHWC volumes with separable resampling. Downscaling is antialiased by default (the filter widens with "
         "the scale, as in Pillow). Exactly one of resize_x/resize_y, size, resize_shorter or resize_longer sets the "
         "output size; a missing extent keeps the aspect ratio.")
-      .Input("images", "HWC images or DHWC volumes (or FHWC sequences, resized frame by frame), uint8 or float32.",
-             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
+      .Input("images", "HWC images or DHWC volumes (or FHWC sequences, resized frame by frame): uint8, int16, uint16 "
+             "or float32 (16-bit: CPU only).",
+             ResizeInputTypes(), InputLayouts{"HWC"}.AllowSequence().AllowVolume())
       .UnfoldsSequences()
       .Output("resized", "Resized HWC images or DHWC volumes.");
   AddResizeSizeArgs(s);
