@@ -68,8 +68,8 @@ TEST(ResizeInt16, HalvesRoundAwayFromZeroInTheVectorLoopAndTheTail) {
   // Linear 2x shrink without antialias: each output is the mean of two neighbours, so pairs whose
   // sum is odd give exact halves. 2 * 77 inputs: 77 outputs cover full vectors and a scalar tail.
   const int ow = 77, iw = 2 * ow;
-  std::vector<int16_t> in(size_t(iw));
-  std::vector<int16_t> expected(size_t(ow));
+  std::vector<int16_t> in(static_cast<size_t>(iw));
+  std::vector<int16_t> expected(static_cast<size_t>(ow));
   for (int j = 0; j < ow; ++j) {
     const int a = (j % 7) * 1000 - 3000 + j, b = a + ((j % 2) ? 1 : -1) * (1 + 2 * (j % 5));  // odd difference
     in[size_t(2 * j)] = int16_t(a);
@@ -79,7 +79,7 @@ TEST(ResizeInt16, HalvesRoundAwayFromZeroInTheVectorLoopAndTheTail) {
   }
   ResizeParams p;
   p.antialias = false;
-  std::vector<int16_t> out(size_t(ow));
+  std::vector<int16_t> out(static_cast<size_t>(ow));
   Resize(in.data(), 1, iw, 1, out.data(), 1, ow, p);
   EXPECT_EQ(out, expected);
   // The two signs of a tie, spelled out: 2.5 -> 3 and -2.5 -> -3 (ties to even would give 2, -2).
