@@ -2,6 +2,8 @@
 // Compare with: python3 benchmarks/resize_pillow_reference.py
 #include <benchmark/benchmark.h>
 
+#include <type_traits>
+
 #include "bench_kernels_common.h"
 #include "kernels/decode/image_decoder.h"
 #include "kernels/resize/resize.h"
@@ -61,6 +63,24 @@ void BM_Resize_FloatOut_LinearAntialias(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_Resize_FloatOut_LinearAntialias)->Unit(benchmark::kMicrosecond);
+
+// DALI's 16-bit types (the float path with a rounded, saturated 16-bit output): the same image,
+// its values scaled to the type's range.
+template <typename T>
+void RunWide(benchmark::State& st) {
+  const Src& s = Source();
+  std::vector<T> in(s.px.size());
+  for (size_t i = 0; i < in.size(); ++i) in[i] = T(int(s.px[i]) * 257 + (std::is_signed_v<T> ? -32768 : 0));
+  std::vector<T> out(size_t(224) * 224 * 3);
+  for (auto _ : st) {
+    Resize(in.data(), s.h, s.w, 3, out.data(), 224, 224, ResizeParams{});
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+void BM_Resize_Int16_LinearAntialias(benchmark::State& st) { RunWide<int16_t>(st); }
+void BM_Resize_Uint16_LinearAntialias(benchmark::State& st) { RunWide<uint16_t>(st); }
+BENCHMARK(BM_Resize_Int16_LinearAntialias)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Resize_Uint16_LinearAntialias)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -50,6 +50,8 @@ def chain(resize_kw, crop_kw=None, horizontal=0, vertical=0):
     ({"resize_shorter": 15}, (15, 20)),
     ({"resize_longer": 20}, (15, 20)),
     ({"resize_shorter": 15, "max_size": 18}, (14, 18)),
+    # default mode: the derived height 15 is capped alone, the width keeps 20 (AdjustOutputSize)
+    ({"resize_x": 20, "max_size": [12, 100]}, (12, 20)),
 ])
 def test_rcm_size_forms_without_crop_are_resize(kwargs, expected):
     out = rcm(**kwargs)

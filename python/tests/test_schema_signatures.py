@@ -99,9 +99,10 @@ def test_input_layouts_are_part_of_the_schema():
     the docs fn and ops carry; an input of any layout has ""."""
     resize = sluice.schema.get_schema("resize")
     assert resize.input_layouts == ["HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW); none: read as HWC"]
-    assert ("images: HWC or CHW images, DHWC or CDHW volumes (or F-first sequences of them, resized frame by frame), "
-            "uint8 or float32. Channel-first inputs are resized channel by channel (CPU only). "
-            "Layout: HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW); none: read as HWC.\n") in fn.resize.__doc__
+    assert ("images: HWC or CHW images, DHWC or CDHW volumes (or F-first sequences of them, resized frame by frame): "
+            "uint8, int16, uint16 or float32 (16-bit: CPU only). Channel-first inputs are resized channel by channel "
+            "(CPU only). Layout: HWC or CHW (or FHWC, FCHW, DHWC, CDHW, FDHWC, FCDHW); none: read as HWC.\n"
+            ) in fn.resize.__doc__
     equalize = sluice.schema.get_schema("equalize")
     assert equalize.input_layouts == [
         "HWC, CHW or HW (or FHWC, FCHW, FHW); none: read as HWC or HW by the number of dimensions"]

@@ -32,6 +32,59 @@ TEST(ResizeOutputSize, FollowsDalisRules) {
   EXPECT_EQ(size(10, 20, 0, 0), (A{10, 20}));  // nothing requested: unchanged
 }
 
+// max_size, as DALI's AdjustOutputSize (dali/operators/image/resize/resize_attr_base.cc): in
+// not_larger/not_smaller mode max_size[d] / in[d] lowers the one scale of every axis; in default
+// and stretch mode an extent above its limit becomes the limit and no other axis changes (a derived
+// extent included); with no extent given the input's size is kept and max_size is ignored. The
+// expected sizes are that function's arithmetic followed by round-half-away, done by hand.
+TEST(ResizeOutputSize, MaxSizeFollowsDalisAdjustOutputSize) {
+  struct Case {
+    double h, w, rh, rw;
+    ResizeMode mode;
+    double mh, mw;
+    std::array<int, 2> expected;
+  };
+  using M = ResizeMode;
+  const Case cases[] = {
+      // default: derived height 50 (scale 0.5); only the width is capped (old rule gave 40x400)
+      {100, 1000, 0, 500, M::kDefault, 0, 400, {50, 400}},
+      // default: derived height 600 (scale 2) capped to 400 on its own; the width stays 200
+      {300, 100, 0, 200, M::kDefault, 400, 400, {400, 200}},
+      // default: the limit on the derived axis only
+      {100, 1000, 0, 500, M::kDefault, 20, 0, {20, 500}},
+      // default, both given: each axis capped on its own
+      {300, 100, 600, 50, M::kDefault, 400, 400, {400, 50}},
+      // default, below every limit: unchanged
+      {300, 100, 0, 50, M::kDefault, 400, 400, {150, 50}},
+      // stretch: the missing height keeps 300, capped to 200; the given width stays
+      {300, 100, 0, 50, M::kStretch, 200, 200, {200, 50}},
+      // not_smaller (resize_shorter=800) with max_size=1400: DALI's documented 1200x600 -> 1400x700
+      {600, 1200, 800, 800, M::kNotSmaller, 1400, 1400, {700, 1400}},
+      // not_larger: scale min(480/720, 640/1280) = 0.5, lowered to 300/720 by the height's limit
+      {720, 1280, 480, 640, M::kNotLarger, 300, 0, {300, 533}},
+      // resize_longer=256 (not_larger) with max_size=100: scale 100/500 for both axes
+      {375, 500, 256, 256, M::kNotLarger, 100, 100, {75, 100}},
+      // resize_shorter=15 with max_size=18 on 30x40 (the resize_crop_mirror conformance case)
+      {30, 40, 15, 15, M::kNotSmaller, 18, 18, {14, 18}},
+      // nothing requested: the input's size, max_size not applied
+      {10, 20, 0, 0, M::kDefault, 5, 5, {10, 20}},
+      {10, 20, 0, 0, M::kNotSmaller, 5, 5, {10, 20}},
+  };
+  for (const Case& c : cases) {
+    ResizeRequest r;
+    r.size = {c.rh, c.rw};
+    r.mode = c.mode;
+    r.max_size = {c.mh, c.mw};
+    EXPECT_EQ(ResizeOutputSize(c.h, c.w, r), c.expected)
+        << c.h << "x" << c.w << " size " << c.rh << "x" << c.rw << " mode " << int(c.mode) << " max " << c.mh << "x" << c.mw;
+  }
+  // A volume in default mode: the derived width 40 * sqrt(2 * 4) = 113.1 is capped alone.
+  const std::vector<double> e = ResizeOutputExtentsN({10, 20, 40}, {20, 80, 0}, ResizeMode::kDefault, {0, 0, 100});
+  EXPECT_DOUBLE_EQ(e[0], 20);
+  EXPECT_DOUBLE_EQ(e[1], 80);
+  EXPECT_DOUBLE_EQ(e[2], 100);
+}
+
 TEST(ResizeOutputSize, MissingExtentsTakeTheGeometricMeanOfTheGivenScales) {
   // Scales 2 and 4 given, the third missing: sqrt(2 * 4) as in DALI's AdjustOutputSize (the
   // arithmetic mean would give 3).

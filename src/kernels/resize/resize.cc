@@ -38,5 +38,17 @@ void Resize(const float* in, int in_h, int in_w, int c, float* out, int out_h, i
 void Resize(const float* in, int in_h, int in_w, int c, uint8_t* out, int out_h, int out_w, const ResizeParams& p) {
   ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
 }
+void Resize(const int16_t* in, int in_h, int in_w, int c, int16_t* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+void Resize(const int16_t* in, int in_h, int in_w, int c, float* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+void Resize(const uint16_t* in, int in_h, int in_w, int c, uint16_t* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
+void Resize(const uint16_t* in, int in_h, int in_w, int c, float* out, int out_h, int out_w, const ResizeParams& p) {
+  ResizeImpl(in, in_h, in_w, c, out, out_h, out_w, p);
+}
 
 }  // namespace sluice::kernels

@@ -7,7 +7,10 @@
 //     uint8 intermediate, rounding and clamping like Pillow (results match Pillow's Image.resize
 //     bit for bit in our tests for BILINEAR/BICUBIC/LANCZOS, and NEAREST exactly);
 //   - float input or output uses float coefficients and a float intermediate (rounding to nearest
-//     with saturation only when the output is uint8).
+//     with saturation only when the output is uint8);
+//   - int16 and uint16 (DALI's other resize types: to the same type or to float) use the float
+//     path; a 16-bit output rounds half away from zero and saturates (DALI's ConvertSat). NEAREST
+//     copies the source values.
 //
 // Thread-safety: reentrant. Coefficient tables and the intermediate image live in thread_local
 // scratch buffers that only grow (freed at thread exit); no other allocation per call.
@@ -48,6 +51,14 @@ void Resize(const uint8_t* in, int in_h, int in_w, int channels, float* out, int
 void Resize(const float* in, int in_h, int in_w, int channels, float* out, int out_h, int out_w,
             const ResizeParams& params);
 void Resize(const float* in, int in_h, int in_w, int channels, uint8_t* out, int out_h, int out_w,
+            const ResizeParams& params);
+void Resize(const int16_t* in, int in_h, int in_w, int channels, int16_t* out, int out_h, int out_w,
+            const ResizeParams& params);
+void Resize(const int16_t* in, int in_h, int in_w, int channels, float* out, int out_h, int out_w,
+            const ResizeParams& params);
+void Resize(const uint16_t* in, int in_h, int in_w, int channels, uint16_t* out, int out_h, int out_w,
+            const ResizeParams& params);
+void Resize(const uint16_t* in, int in_h, int in_w, int channels, float* out, int out_h, int out_w,
             const ResizeParams& params);
 
 // Frees this thread's resize scratch (coefficient tables and intermediate image).

@@ -14,7 +14,8 @@
 namespace sluice::kernels::resize_detail {
 namespace {
 
-// out(y, x) = in(ys[y] - y0, xs[x] - x0) with type conversion (float -> uint8 rounds and saturates).
+// out(y, x) = in(ys[y] - y0, xs[x] - x0) with type conversion (float -> uint8 rounds and saturates;
+// 16-bit sources are only copied or widened to float).
 template <int C, typename TIn, typename TOut>
 void GatherPixels(const TIn* in, size_t in_pitch, int in_w, const int32_t* xs, const int32_t* ys, int x0, int y0,
                   int out_w, int out_h, TOut* out, size_t out_pitch) {
@@ -109,5 +110,9 @@ template void ResizeBlock(const uint8_t*, size_t, int, int, int, int, Span, Span
 template void ResizeBlock(const uint8_t*, size_t, int, int, int, int, Span, Span, float*, size_t, ResizeScratch&);
 template void ResizeBlock(const float*, size_t, int, int, int, int, Span, Span, float*, size_t, ResizeScratch&);
 template void ResizeBlock(const float*, size_t, int, int, int, int, Span, Span, uint8_t*, size_t, ResizeScratch&);
+template void ResizeBlock(const int16_t*, size_t, int, int, int, int, Span, Span, int16_t*, size_t, ResizeScratch&);
+template void ResizeBlock(const int16_t*, size_t, int, int, int, int, Span, Span, float*, size_t, ResizeScratch&);
+template void ResizeBlock(const uint16_t*, size_t, int, int, int, int, Span, Span, uint16_t*, size_t, ResizeScratch&);
+template void ResizeBlock(const uint16_t*, size_t, int, int, int, int, Span, Span, float*, size_t, ResizeScratch&);
 
 }  // namespace sluice::kernels::resize_detail

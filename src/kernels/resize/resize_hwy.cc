@@ -15,6 +15,7 @@
 
 #include "kernels/resize/resize_hwy.h"
 #include "kernels/resize/resize_horz_c3.h"
+#include "kernels/tensor/saturate_cast.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::resize_detail {
@@ -23,7 +24,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr int kRound = 1 << (kFixedBits - 1);
 
-// Widens one source row into 32-bit lanes (int32 for the fixed-point path, float otherwise).
+// Widens one source row (uint8, int16 or uint16) into 32-bit lanes (int32 for the fixed-point
+// path, float otherwise).
 template <typename TAcc, typename TIn>
 HWY_INLINE void WidenRow(const TIn* HWY_RESTRICT src, size_t n, TAcc* HWY_RESTRICT dst) {
   if constexpr (std::is_same_v<TIn, TAcc>) {
@@ -31,11 +33,11 @@ HWY_INLINE void WidenRow(const TIn* HWY_RESTRICT src, size_t n, TAcc* HWY_RESTRI
   } else {
     const hn::ScalableTag<TAcc> d;
     const hn::RebindToSigned<decltype(d)> di;
-    const hn::Rebind<uint8_t, decltype(d)> du8;
+    const hn::Rebind<TIn, decltype(d)> dn;
     const size_t N = hn::Lanes(d);
     size_t i = 0;
     for (; i + N <= n; i += N) {
-      auto v = hn::PromoteTo(di, hn::LoadU(du8, src + i));
+      auto v = hn::PromoteTo(di, hn::LoadU(dn, src + i));
       if constexpr (std::is_same_v<TAcc, float>) hn::StoreU(hn::ConvertTo(d, v), d, dst + i);
       else hn::StoreU(v, d, dst + i);
     }
@@ -50,6 +52,17 @@ HWY_INLINE void StoreOut(hn::ScalableTag<TAcc> d, hn::Vec<hn::ScalableTag<TAcc>>
     hn::StoreU(hn::DemoteTo(du8, hn::ShiftRight<kFixedBits>(acc)), du8, p);
   } else if constexpr (std::is_same_v<TOut, uint8_t>) {
     hn::StoreU(hn::DemoteTo(du8, hn::NearestInt(acc)), du8, p);
+  } else if constexpr (sizeof(TOut) == 2) {
+    // Round half away from zero: the truncation, plus one away from zero where the dropped
+    // fraction (exact in float) is at least one half; then saturate.
+    const hn::RebindToSigned<decltype(d)> di;
+    const hn::Rebind<TOut, decltype(d)> dout;
+    const auto t = hn::Trunc(acc);
+    const auto up = hn::Ge(hn::Abs(hn::Sub(acc, t)), hn::Set(d, 0.5f));
+    const auto r = hn::Add(t, hn::IfThenElseZero(up, hn::CopySign(hn::Set(d, 1.0f), acc)));
+    constexpr float lo = float(std::numeric_limits<TOut>::min()), hi = float(std::numeric_limits<TOut>::max());
+    const auto c = hn::Min(hn::Max(r, hn::Set(d, lo)), hn::Set(d, hi));
+    hn::StoreU(hn::DemoteTo(dout, hn::ConvertTo(di, c)), dout, p);
   } else {
     hn::StoreU(acc, d, p);
   }
@@ -63,6 +76,8 @@ HWY_INLINE TOut ScalarOut(TAcc acc) {
   } else if constexpr (std::is_same_v<TOut, uint8_t>) {
     const float r = std::nearbyint(acc);
     return TOut(r < 0.f ? 0 : r > 255.f ? 255 : int(r));
+  } else if constexpr (sizeof(TOut) == 2) {
+    return SaturateArithmetic<TOut, float, Rounding::kTiesAway>(acc);
   } else {
     return TOut(acc);
   }
@@ -225,6 +240,10 @@ void HorzF32Float(const HorzArgs<float, float, float>& a) { HorzT(a); }
 void VertU8Fixed(const VertArgs<uint8_t, int32_t, uint8_t>& a) { VertT(a); }
 void VertF32ToF32(const VertArgs<float, float, float>& a) { VertT(a); }
 void VertF32ToU8(const VertArgs<float, float, uint8_t>& a) { VertT(a); }
+void HorzI16Float(const HorzArgs<int16_t, float, float>& a) { HorzT(a); }
+void HorzU16Float(const HorzArgs<uint16_t, float, float>& a) { HorzT(a); }
+void VertF32ToI16(const VertArgs<float, float, int16_t>& a) { VertT(a); }
+void VertF32ToU16(const VertArgs<float, float, uint16_t>& a) { VertT(a); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace sluice::kernels::resize_detail
@@ -239,6 +258,10 @@ HWY_EXPORT(HorzF32Float);
 HWY_EXPORT(VertU8Fixed);
 HWY_EXPORT(VertF32ToF32);
 HWY_EXPORT(VertF32ToU8);
+HWY_EXPORT(HorzI16Float);
+HWY_EXPORT(HorzU16Float);
+HWY_EXPORT(VertF32ToI16);
+HWY_EXPORT(VertF32ToU16);
 
 void Horz(const HorzArgs<uint8_t, int32_t, uint8_t>& a) {
   if (a.channels == 3 && a.taps <= kC3MaxTaps) {
@@ -253,5 +276,9 @@ void Horz(const HorzArgs<float, float, float>& a) { HWY_DYNAMIC_DISPATCH(HorzF32
 void Vert(const VertArgs<uint8_t, int32_t, uint8_t>& a) { HWY_DYNAMIC_DISPATCH(VertU8Fixed)(a); }
 void Vert(const VertArgs<float, float, float>& a) { HWY_DYNAMIC_DISPATCH(VertF32ToF32)(a); }
 void Vert(const VertArgs<float, float, uint8_t>& a) { HWY_DYNAMIC_DISPATCH(VertF32ToU8)(a); }
+void Horz(const HorzArgs<int16_t, float, float>& a) { HWY_DYNAMIC_DISPATCH(HorzI16Float)(a); }
+void Horz(const HorzArgs<uint16_t, float, float>& a) { HWY_DYNAMIC_DISPATCH(HorzU16Float)(a); }
+void Vert(const VertArgs<float, float, int16_t>& a) { HWY_DYNAMIC_DISPATCH(VertF32ToI16)(a); }
+void Vert(const VertArgs<float, float, uint16_t>& a) { HWY_DYNAMIC_DISPATCH(VertF32ToU16)(a); }
 }  // namespace sluice::kernels::resize_detail
 #endif

@@ -42,8 +42,13 @@ struct VertArgs {
 void Horz(const HorzArgs<uint8_t, int32_t, uint8_t>& a);
 void Horz(const HorzArgs<uint8_t, float, float>& a);
 void Horz(const HorzArgs<float, float, float>& a);
+void Horz(const HorzArgs<int16_t, float, float>& a);
+void Horz(const HorzArgs<uint16_t, float, float>& a);
 void Vert(const VertArgs<uint8_t, int32_t, uint8_t>& a);
 void Vert(const VertArgs<float, float, float>& a);
 void Vert(const VertArgs<float, float, uint8_t>& a);
+// 16-bit outputs round half away from zero and saturate (DALI's ConvertSat on the CPU).
+void Vert(const VertArgs<float, float, int16_t>& a);
+void Vert(const VertArgs<float, float, uint16_t>& a);
 
 }  // namespace sluice::kernels::resize_detail

@@ -7,6 +7,7 @@
 
 #include "kernels/resize/resample_coeffs.h"
 #include "kernels/tensor/cast.h"
+#include "kernels/tensor/saturate_cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
@@ -61,7 +62,11 @@ void ResizeVolumeImpl(const TIn* in, int in_d, int in_h, int in_w, int C, TOut* 
       for (size_t e = 0; e < out_slice; ++e) acc[e] += w * src[e];
     }
     TOut* dst = out + size_t(k) * out_slice;
-    for (size_t e = 0; e < out_slice; ++e) dst[e] = ConvertSaturate<TOut>(acc[e]);
+    if constexpr (sizeof(TOut) == 2) {  // DALI's rounding for its 16-bit resize types
+      for (size_t e = 0; e < out_slice; ++e) dst[e] = SaturateArithmetic<TOut, float, Rounding::kTiesAway>(acc[e]);
+    } else {
+      for (size_t e = 0; e < out_slice; ++e) dst[e] = ConvertSaturate<TOut>(acc[e]);
+    }
   }
 }
 
@@ -86,4 +91,20 @@ void ResizeVolume(const float* in, int in_d, int in_h, int in_w, int c, uint8_t*
   ResizeVolumeImpl(in, in_d, in_h, in_w, c, out, out_d, out_h, out_w, p, z);
 }
 
+void ResizeVolume(const int16_t* in, int in_d, int in_h, int in_w, int c, int16_t* out, int out_d, int out_h, int out_w,
+                  const ResizeParams& p, const ResizeDepthRoi& z) {
+  ResizeVolumeImpl(in, in_d, in_h, in_w, c, out, out_d, out_h, out_w, p, z);
+}
+void ResizeVolume(const int16_t* in, int in_d, int in_h, int in_w, int c, float* out, int out_d, int out_h, int out_w,
+                  const ResizeParams& p, const ResizeDepthRoi& z) {
+  ResizeVolumeImpl(in, in_d, in_h, in_w, c, out, out_d, out_h, out_w, p, z);
+}
+void ResizeVolume(const uint16_t* in, int in_d, int in_h, int in_w, int c, uint16_t* out, int out_d, int out_h, int out_w,
+                  const ResizeParams& p, const ResizeDepthRoi& z) {
+  ResizeVolumeImpl(in, in_d, in_h, in_w, c, out, out_d, out_h, out_w, p, z);
+}
+void ResizeVolume(const uint16_t* in, int in_d, int in_h, int in_w, int c, float* out, int out_d, int out_h, int out_w,
+                  const ResizeParams& p, const ResizeDepthRoi& z) {
+  ResizeVolumeImpl(in, in_d, in_h, in_w, c, out, out_d, out_h, out_w, p, z);
+}
 }  // namespace sluice::kernels

@@ -32,6 +32,15 @@ void ResizeVolume(const float* in, int in_d, int in_h, int in_w, int channels, f
 void ResizeVolume(const float* in, int in_d, int in_h, int in_w, int channels, uint8_t* out, int out_d, int out_h,
                   int out_w, const ResizeParams& params, const ResizeDepthRoi& depth);
 
+// int16 and uint16 (to the same type, rounding half away from zero with saturation, or to float).
+void ResizeVolume(const int16_t* in, int in_d, int in_h, int in_w, int channels, int16_t* out, int out_d, int out_h,
+                  int out_w, const ResizeParams& params, const ResizeDepthRoi& depth);
+void ResizeVolume(const int16_t* in, int in_d, int in_h, int in_w, int channels, float* out, int out_d, int out_h,
+                  int out_w, const ResizeParams& params, const ResizeDepthRoi& depth);
+void ResizeVolume(const uint16_t* in, int in_d, int in_h, int in_w, int channels, uint16_t* out, int out_d, int out_h,
+                  int out_w, const ResizeParams& params, const ResizeDepthRoi& depth);
+void ResizeVolume(const uint16_t* in, int in_d, int in_h, int in_w, int channels, float* out, int out_d, int out_h,
+                  int out_w, const ResizeParams& params, const ResizeDepthRoi& depth);
 void ReleaseResizeVolumeScratch();
 
 }  // namespace sluice::kernels

@@ -10,6 +10,7 @@
 #include "kernels/resize/resize.h"
 #include "operators/crop_pad/crop_pad_util.h"
 #include "operators/image/resampling_args.h"
+#include "operators/image/resize_types.h"
 #include "operators/registry.h"
 
 namespace sluice {
@@ -28,10 +29,9 @@ class RandomResizedCropOp : public Operator {
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     const std::string layout = InputLayout(ws, 0);
-    if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
-      throw Error("random_resized_crop takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
     chw_ = layout == "CHW";
     out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
+    CheckResizeTypes(*this, in.dtype(), out_type_);
     const int n = in.num_samples();
     windows_.assign(static_cast<size_t>(n), {});
     OutputDesc d;
@@ -73,12 +73,7 @@ class RandomResizedCropOp : public Operator {
       for (int k = 0; k < c; ++k)
         kernels::Resize(src + static_cast<int64_t>(k) * h * w, h, w, 1, dst + static_cast<int64_t>(k) * oh * ow, oh, ow, p);
     };
-    auto to = [&](const auto* src) {
-      if (out_type_ == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
-      else run(src, out.mutable_sample<float>(i));
-    };
-    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
-    else to(in.sample<float>(i));
+    VisitResizeTypes(in, out, i, run);
   }
 
  private:
@@ -97,7 +92,7 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomResizedCrop) {
   s.Doc("Crops a random window (area fraction uniform in random_area, aspect ratio log-uniform in random_aspect_ratio, "
         "up to num_attempts tries, else the whole image clamped to the ratio range, centred) and resizes it to `size` "
         "with resize's filters. HWC or CHW images.")
-      .Input("images", "HWC or CHW images, uint8 or float32.", {DType::kUInt8, DType::kFloat32},
+      .Input("images", "HWC or CHW images: uint8, int16, uint16 or float32.", ResizeInputTypes(),
              InputLayouts{"HWC", "CHW"})
       .Output("output", "The resized crops.")
       .Arg("size", ArgType::kIntList, std::nullopt, "Output size (height, width), or one value for both.")

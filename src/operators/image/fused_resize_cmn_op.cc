@@ -17,6 +17,7 @@
 #include "operators/image/crop_mirror_normalize_volume.h"
 #include "operators/image/resize_plan.h"
 #include "operators/image/resize_sample.h"
+#include "operators/image/resize_types.h"
 #include "operators/image/resize_volume_plan.h"
 #include "operators/op_spec_encoding.h"
 #include "operators/registry.h"
@@ -81,25 +82,24 @@ class FusedResizeCmnOp : public Operator {
     const TensorShape& s = in.shape(i);
     // What resize's RunSample computes, into the scratch image.
     auto resize = [&](const auto* src, auto* dst) {
-      if (p.window)
-        kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, dst, p.out_h, p.out_w, p.params);
-      else
-        kernels::Resize(src, p.in_h, p.in_w, p.channels, dst, p.out_h, p.out_w, p.params);
+      using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+      if constexpr (std::is_same_v<TIn, uint8_t> || std::is_same_v<TIn, float>) {
+        if (p.window) {  // ROI decode: uint8
+          kernels::ResizeWindow(src, int(s[0]), int(s[1]), p.channels, *p.window, dst, p.out_h, p.out_w, p.params);
+          return;
+        }
+      }
+      kernels::Resize(src, p.in_h, p.in_w, p.channels, dst, p.out_h, p.out_w, p.params);
     };
-    auto from = [&](auto* dst) {
-      if (in.dtype() == DType::kUInt8) resize(in.sample<uint8_t>(i), dst);
-      else resize(in.sample<float>(i), dst);
-    };
+    // The scratch image is uint8 or float32 (what crop_mirror_normalize reads; 16-bit inputs are
+    // planned to float32).
+    VisitResizeTypes(in.raw_sample(i), in.dtype(), buf.data(), mid, resize);
     void* out = ws.Output(0).raw_mutable_sample(i);
-    if (mid == DType::kUInt8) {
-      auto* img = buf.data();
-      from(img);
-      kernels::CropMirrorNormalize(img, c.in_h, c.in_w, c.channels, c.params, cmn_args_->out_type, out);
-    } else {
-      auto* img = reinterpret_cast<float*>(buf.data());
-      from(img);
-      kernels::CropMirrorNormalize(img, c.in_h, c.in_w, c.channels, c.params, cmn_args_->out_type, out);
-    }
+    if (mid == DType::kUInt8)
+      kernels::CropMirrorNormalize(buf.data(), c.in_h, c.in_w, c.channels, c.params, cmn_args_->out_type, out);
+    else
+      kernels::CropMirrorNormalize(reinterpret_cast<const float*>(buf.data()), c.in_h, c.in_w, c.channels, c.params,
+                                   cmn_args_->out_type, out);
   }
 
  private:
@@ -165,8 +165,8 @@ SLUICE_REGISTER_OPERATORS(RegisterFusedResizeCmn) {
   r.Register(OpSchema("_fused.resize_crop_mirror_normalize")
                  .Doc("resize followed by crop_mirror_normalize, one step per sample; put in place of the two by "
                       "the pipeline's operator fusion (PipelineOptions.fuse_operators). Internal.")
-                 .Input("images", "HWC/CHW images or DHWC/CDHW volumes, uint8 or float32 (resize's input).",
-                        {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC", "CHW"}.AllowSequence().AllowVolume())
+                 .Input("images", "HWC/CHW images or DHWC/CDHW volumes, resize's input types.", ResizeInputTypes(),
+                        InputLayouts{"HWC", "CHW"}.AllowSequence().AllowVolume())
                  .UnfoldsSequences()
                  .Output("output", "crop_mirror_normalize's output.")
                  .Arg(kSpecsArg, ArgType::kStringList, std::nullopt, "The two operators' specs (set by the pipeline).")

@@ -13,6 +13,7 @@
 #include "kernels/resize/resize_volume.h"
 #include "operators/image/crop_args.h"
 #include "operators/image/resampling_args.h"
+#include "operators/image/resize_types.h"
 #include "operators/image/resize_plan.h"
 #include "operators/image/resize_size_args.h"
 #include "operators/image/resize_volume_plan.h"
@@ -102,15 +103,10 @@ class ResizeCropMirrorOp : public Operator {
   }
 
  private:
-  // run(src, dst) with sample i's typed pointers (uint8 or float32 in and out).
+  // run(src, dst) with sample i's typed pointers.
   template <typename Run>
   static void Dispatch(const TensorList& in, TensorList& out, int i, Run&& run) {
-    auto to = [&](const auto* src) {
-      if (out.dtype() == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
-      else run(src, out.mutable_sample<float>(i));
-    };
-    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
-    else to(in.sample<float>(i));
+    VisitResizeTypes(in, out, i, run);
   }
 
   const ResizeArgs args_;
@@ -127,8 +123,9 @@ OpSchema ResizeCropMirrorSchema(const std::string& name, bool legacy) {
         "as crop's, in the resized image's pixels) is mapped back to a region of the input and only that region "
         "is resampled, with resize's size arguments, filters and antialiasing. The result equals resize followed by "
         "crop and flip. A window reaching past the resized image reads its edge pixels.")
-      .Input("images", "HWC images or DHWC volumes (or FHWC sequences, frame by frame), uint8 or float32.",
-             {DType::kUInt8, DType::kFloat32}, InputLayouts{"HWC"}.AllowSequence().AllowVolume())
+      .Input("images", "HWC images or DHWC volumes (or FHWC sequences, frame by frame): uint8, int16, uint16 or "
+             "float32.",
+             ResizeInputTypes(), InputLayouts{"HWC"}.AllowSequence().AllowVolume())
       .UnfoldsSequences()
       .Output("output", "The resized, cropped and mirrored images (volumes), in the input's layout.")
       .Arg("mirror", ArgType::kInt, int64_t{0},

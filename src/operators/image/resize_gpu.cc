@@ -24,6 +24,9 @@ class ResizeGpu : public GpuOperator {
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     RequireStream(ws);
+    const DType in_type = ws.Input(0).dtype();
+    if (in_type != DType::kUInt8 && in_type != DType::kFloat32)
+      throw Error("resize: " + std::string(ToString(in_type)) + " images are resized by the CPU operator only");
     PlanResize(*this, args_, ws, plan_);
     samples_.resize(plan_.samples.size());
     return {plan_.output};

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "operators/image/resampling_args.h"
+#include "operators/image/resize_types.h"
 
 namespace sluice {
 
@@ -106,8 +107,7 @@ void PlanResizeSample(const Operator& op, const ResizeArgs& args, const ResizeSa
 void PlanResize(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizePlan& plan, bool windowed_input,
                 bool planar_input) {
   const TensorList& in = ws.Input(0);
-  if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
-    throw Error("resize takes uint8 or float32 images, got " + std::string(ToString(in.dtype())));
+  CheckResizeTypes(op, in.dtype(), args.out_type ? *args.out_type : in.dtype());
   const int n = in.num_samples();
   if (n > 0 && in.shape(0).ndim() != 3)
     throw Error("resize: volumes (layout " + in.layout() + ") are resized by the CPU operator only");

@@ -5,20 +5,10 @@
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_volume.h"
 #include "kernels/tensor/transpose.h"
+#include "operators/image/resize_types.h"
 
 namespace sluice {
 namespace {
-
-// f(src, dst) with the typed pointers of in_type and out_type (each uint8 or float32).
-template <typename F>
-void Typed(const void* in, DType in_type, void* out, DType out_type, F&& f) {
-  auto to = [&](const auto* src) {
-    if (out_type == DType::kUInt8) f(src, static_cast<uint8_t*>(out));
-    else f(src, static_cast<float*>(out));
-  };
-  if (in_type == DType::kUInt8) to(static_cast<const uint8_t*>(in));
-  else to(static_cast<const float*>(in));
-}
 
 // uint8 -> uint8 with 3 planes: the interleaved kernel's horizontal pass has a SIMD path for RGB
 // (resize_horz_c3.h) that 1-channel planes do not get, and it outweighs interleaving the planes
@@ -42,7 +32,7 @@ void ResizePlanes(const void* in, DType in_type, const ResizeSamplePlan& p, void
   if (in_type == DType::kUInt8 && out_type == DType::kUInt8 && p.channels == 3)
     return ResizeRgbPlanes(static_cast<const uint8_t*>(in), p, static_cast<uint8_t*>(out));
   const size_t in_plane = size_t(p.in_h) * size_t(p.in_w), out_plane = size_t(p.out_h) * size_t(p.out_w);
-  Typed(in, in_type, out, out_type, [&](const auto* src, auto* dst) {
+  VisitResizeTypes(in, in_type, out, out_type, [&](const auto* src, auto* dst) {
     for (int c = 0; c < p.channels; ++c)
       kernels::Resize(src + size_t(c) * in_plane, p.in_h, p.in_w, 1, dst + size_t(c) * out_plane, p.out_h, p.out_w,
                       p.params);
@@ -53,7 +43,7 @@ void ResizeVolumeSample(const void* in, DType in_type, const ResizeVolumeSampleP
                         DType out_type) {
   const size_t in_vol = size_t(p.in_d) * size_t(p.in_h) * size_t(p.in_w);
   const size_t out_vol = size_t(p.out_d) * size_t(p.out_h) * size_t(p.out_w);
-  Typed(in, in_type, out, out_type, [&](const auto* src, auto* dst) {
+  VisitResizeTypes(in, in_type, out, out_type, [&](const auto* src, auto* dst) {
     if (!channels_first)
       return kernels::ResizeVolume(src, p.in_d, p.in_h, p.in_w, p.channels, dst, p.out_d, p.out_h, p.out_w, p.params,
                                    p.depth);

@@ -10,8 +10,8 @@
 
 namespace sluice {
 
-// `in`: p.channels x p.in_h x p.in_w elements of in_type (uint8 or float32); `out`: p.channels x
-// p.out_h x p.out_w of out_type (uint8 or float32).
+// `in`: p.channels x p.in_h x p.in_w elements of in_type; `out`: p.channels x p.out_h x p.out_w of
+// out_type (a pair resize_types.h's ResizeTypesSupported accepts).
 void ResizePlanes(const void* in, DType in_type, const ResizeSamplePlan& p, void* out, DType out_type);
 
 // `in`: the DHWC (CDHW when `channels_first`) volume of `p`; `out`: its output in the same layout.

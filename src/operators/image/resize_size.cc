@@ -29,49 +29,46 @@ std::vector<double> ResizeOutputExtentsN(const std::vector<double>& in, const st
   const size_t nd = in.size();
   std::vector<double> scale(nd, 1.0);
   std::vector<bool> given(nd);
-  bool any = false, all = true;
+  bool any = false;
   for (size_t d = 0; d < nd; ++d) {
     given[d] = size[d] > 0;
     any = any || given[d];
-    all = all && given[d];
   }
-  const bool uniform = mode == ResizeMode::kNotLarger || mode == ResizeMode::kNotSmaller ||
-                       (mode == ResizeMode::kDefault && !all);
-  if (any) {
-    double lo = 1e300, hi = 0, product = 1;
-    int n = 0;
-    for (size_t d = 0; d < nd; ++d) {
-      if (!given[d]) continue;
-      const double s = size[d] / in[d];
-      scale[d] = s;
-      lo = std::min(lo, s);
-      hi = std::max(hi, s);
-      product *= s;
-      ++n;
-    }
-    if (mode == ResizeMode::kNotLarger) std::fill(scale.begin(), scale.end(), lo);
-    else if (mode == ResizeMode::kNotSmaller) std::fill(scale.begin(), scale.end(), hi);
-    else if (mode == ResizeMode::kDefault) {
-      const double mean = n == 1 ? product : std::pow(product, 1.0 / n);
-      for (size_t d = 0; d < nd; ++d)
-        if (!given[d]) scale[d] = mean;
-    }
-    // stretch: missing extents keep scale 1.
-  }
+  // DALI's AdjustOutputSize (dali/operators/image/resize/resize_attr_base.cc): with no extent
+  // given the input's size is kept and max_size is not applied; only not_larger and not_smaller
+  // keep one scale for every axis (max_size lowers it); default and stretch cap each axis on its
+  // own, so a derived extent is capped without touching the given ones.
+  if (!any) return in;
+  const bool uniform = mode == ResizeMode::kNotLarger || mode == ResizeMode::kNotSmaller;
+  double lo = 1e300, hi = 0, product = 1;
+  int n = 0;
   for (size_t d = 0; d < nd; ++d) {
-    const double m = max_size[d];
-    if (m <= 0) continue;
-    const double cap = m / in[d];
-    if (in[d] * scale[d] > m) {
-      if (uniform && any) {
-        for (double& s : scale) s = std::min(s, cap);
-      } else {
-        scale[d] = cap;
-      }
-    }
+    if (!given[d]) continue;
+    const double s = size[d] / in[d];
+    scale[d] = s;
+    lo = std::min(lo, s);
+    hi = std::max(hi, s);
+    product *= s;
+    ++n;
+  }
+  if (mode == ResizeMode::kNotLarger) std::fill(scale.begin(), scale.end(), lo);
+  else if (mode == ResizeMode::kNotSmaller) std::fill(scale.begin(), scale.end(), hi);
+  else if (mode == ResizeMode::kDefault) {
+    const double mean = n == 1 ? product : std::pow(product, 1.0 / n);
+    for (size_t d = 0; d < nd; ++d)
+      if (!given[d]) scale[d] = mean;
+  }
+  // stretch: missing extents keep scale 1.
+  if (uniform) {
+    for (size_t d = 0; d < nd; ++d)
+      if (max_size[d] > 0)
+        for (double& s : scale) s = std::min(s, max_size[d] / in[d]);
   }
   std::vector<double> out(nd);
-  for (size_t d = 0; d < nd; ++d) out[d] = in[d] * scale[d];
+  for (size_t d = 0; d < nd; ++d) {
+    out[d] = in[d] * scale[d];
+    if (!uniform && max_size[d] > 0 && out[d] > max_size[d]) out[d] = max_size[d];  // this axis only
+  }
   return out;
 }
 

@@ -23,7 +23,9 @@ struct ResizeRequest {
 //   stretch     missing extents keep the input's size;
 //   not_larger  one scale for both, the smallest of the given ones (no extent exceeds the request);
 //   not_smaller one scale for both, the largest of the given ones (no extent is below the request);
-//   max_size    caps the result (for aspect-preserving modes by lowering the common scale);
+//   max_size    not_larger/not_smaller: lowers the common scale until no axis exceeds its limit;
+//               default/stretch: caps each axis on its own (a derived extent too), leaving the
+//               others as computed; with no extent given it does nothing (DALI's AdjustOutputSize);
 // each extent is max(1, round(in * scale)).
 std::array<int, 2> ResizeOutputSize(double in_h, double in_w, const ResizeRequest& r);
 // The same extents before rounding (in * scale): what subpixel_scale keeps the scale of.

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "operators/image/resize_types.h"
+
 namespace sluice {
 namespace {
 
@@ -81,8 +83,7 @@ void PlanSample(const Operator& op, const ResizeArgs& args, const ResizeSampleAr
 
 void PlanResizeVolumes(const Operator& op, const ResizeArgs& args, const Workspace& ws, ResizeVolumePlan& plan) {
   const TensorList& in = ws.Input(0);
-  if (in.dtype() != DType::kUInt8 && in.dtype() != DType::kFloat32)
-    throw Error("resize takes uint8 or float32 volumes, got " + std::string(ToString(in.dtype())));
+  CheckResizeTypes(op, in.dtype(), args.out_type ? *args.out_type : in.dtype());
   if (op.HasArg("input_window")) op.ThrowArgError("input_window", "is not supported for volumes");
   const int n = in.num_samples();
   std::vector<ResizeSampleArgs> sample_args;

@@ -9,6 +9,7 @@
 #include "kernels/resize/resize_volume.h"
 #include "kernels/tensor/cast.h"
 #include "operators/image/resampling_args.h"
+#include "operators/image/resize_types.h"
 #include "operators/image/tensor_resize_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -61,12 +62,7 @@ class TensorResizeOp : public Operator {
                                 kernels::ResizeDepthRoi{p.lo[0], p.hi[0]});
       }
     };
-    auto to = [&](const auto* src) {
-      if (out.dtype() == DType::kUInt8) run(src, out.mutable_sample<uint8_t>(i));
-      else run(src, out.mutable_sample<float>(i));
-    };
-    if (in.dtype() == DType::kUInt8) to(in.sample<uint8_t>(i));
-    else to(in.sample<float>(i));
+    VisitResizeTypes(in, out, i, run);
   }
 
  private:
@@ -83,7 +79,7 @@ SLUICE_REGISTER_OPERATORS(RegisterTensorResize) {
         "axis); the others keep theirs. Up to 3 groups of axes are resampled: the resized axes, unresized axes "
         "between them (one unchanged group), and more than 4 trailing elements; trailing axes of at most 4 "
         "elements are channels and leading ones are independent slices.")
-      .Input("input", "Tensors of rank >= 1, uint8 or float32.", {DType::kUInt8, DType::kFloat32})
+      .Input("input", "Tensors of rank >= 1: uint8, int16, uint16 or float32.", ResizeInputTypes())
       .Output("output", "The resized tensors, in the input's layout.")
       .Arg("sizes", ArgType::kFloatList, std::vector<double>{},
            "Output extents of the axes (one per axis, or one for all); 0 derives the extent (see mode).", true)

@@ -6,6 +6,7 @@
 
 #include "operators/crop_pad/crop_pad_util.h"
 #include "operators/image/resampling_args.h"
+#include "operators/image/resize_types.h"
 
 namespace sluice {
 namespace {
@@ -123,6 +124,7 @@ void PlanTensorResize(const Operator& op, const TensorResizeArgs& args, const Wo
   OutputDesc& d = plan.output;
   d = OutputDesc{};
   d.dtype = args.out_type ? *args.out_type : in.dtype();
+  CheckResizeTypes(op, in.dtype(), d.dtype);
   d.layout = in.layout();
   for (int i = 0; i < n; ++i) {
     const size_t k = size_t(i);
