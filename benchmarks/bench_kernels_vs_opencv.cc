@@ -10,7 +10,8 @@
 //
 // Input: a real photograph (the first JPEG of sample_data/train, else $SLUICE_BENCH_IMAGE, else the
 // committed tests/data/images/photo_500x375.jpg), decoded to RGB and resized (Sluice, linear) to
-// 640x480 and 1920x1080 once, before any timing.
+// 640x480 and 1920x1080 once, before any timing; the `_gray` ops (median, dilate, erode) take its
+// grey version (cv::COLOR_RGB2GRAY), one channel.
 #include <benchmark/benchmark.h>
 
 #include <opencv2/core.hpp>
@@ -98,6 +99,17 @@ const cv::Mat& Image(int w, int h) {
   return cache.back().second;
 }
 
+// The grey version (one channel) of Image(w, h), cached per size.
+const cv::Mat& GrayImage(int w, int h) {
+  static std::vector<std::pair<std::pair<int, int>, cv::Mat>> cache;
+  for (const auto& [size, m] : cache)
+    if (size == std::pair{w, h}) return m;
+  cv::Mat m;
+  cv::cvtColor(Image(w, h), m, cv::COLOR_RGB2GRAY);
+  cache.emplace_back(std::pair{w, h}, m);
+  return cache.back().second;
+}
+
 HwcView<const uint8_t> View(const cv::Mat& m) { return {m.data, m.rows, m.cols, m.channels()}; }
 HwcView<uint8_t> View(cv::Mat& m) { return {m.data, m.rows, m.cols, m.channels()}; }
 
@@ -113,10 +125,11 @@ using OpFn = std::function<void(const cv::Mat& in, cv::Mat& out)>;
 struct Op {
   std::string name;
   OpFn sluice, opencv;
+  int channels = 3;  // 1: the photograph converted to grey (cv::COLOR_RGB2GRAY) once, before timing
 };
 
 void RunSide(benchmark::State& st, const Op& op, bool sluice_side, int w, int h) {
-  const cv::Mat& in = Image(w, h);
+  const cv::Mat& in = op.channels == 1 ? GrayImage(w, h) : Image(w, h);
   cv::Mat out;
   const OpFn& fn = sluice_side ? op.sluice : op.opencv;
   fn(in, out);  // warm-up: allocates `out` once
@@ -248,33 +261,35 @@ Op LaplacianOp(const std::string& name, int k) {
           [=](const cv::Mat& in, cv::Mat& out) { cv::Laplacian(in, out, CV_8U, k, 1, 0, cv::BORDER_REFLECT_101); }};
 }
 
-// experimental.median_blur (window k x k, replicated border): cv::medianBlur, the same values.
-Op MedianOp(const std::string& name, int k) {
+// experimental.median_blur (window k x k, replicated border): cv::medianBlur, the same values;
+// on the RGB photograph or (channels 1) its grey version.
+Op MedianOp(const std::string& name, int k, int channels = 3) {
   const RankFilterParams p{RankOp::kMedian, k, k, k / 2, k / 2, BorderMode::kClamp};
   return {name,
           [=](const cv::Mat& in, cv::Mat& out) {
-            out.create(in.rows, in.cols, CV_8UC3);
-            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), p);
+            out.create(in.rows, in.cols, CV_8UC(channels));
+            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, channels), p);
           },
-          [=](const cv::Mat& in, cv::Mat& out) { cv::medianBlur(in, out, k); }};
+          [=](const cv::Mat& in, cv::Mat& out) { cv::medianBlur(in, out, k); }, channels};
 }
 
-// experimental.dilate / erode with DALI's defaults (3x3 mask, constant neutral border):
-// cv::dilate / cv::erode with a 3x3 rectangle, the same values.
-Op MorphOp(const std::string& name, bool dilate) {
-  const RankFilterParams p{dilate ? RankOp::kMax : RankOp::kMin, 3, 3, 1, 1, BorderMode::kConstant};
-  const cv::Mat element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
+// experimental.dilate / erode (k x k mask; DALI's default 3x3; constant neutral border):
+// cv::dilate / cv::erode with a k x k rectangle, the same values.
+Op MorphOp(const std::string& name, bool dilate, int k = 3, int channels = 3) {
+  const RankFilterParams p{dilate ? RankOp::kMax : RankOp::kMin, k, k, k / 2, k / 2, BorderMode::kConstant};
+  const cv::Mat element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(k, k));
   return {name,
           [=](const cv::Mat& in, cv::Mat& out) {
-            out.create(in.rows, in.cols, CV_8UC3);
-            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, 3), p);
+            out.create(in.rows, in.cols, CV_8UC(channels));
+            RankFilter2D(in.data, out.data, DType::kUInt8, ImageGeom::HWC(in.rows, in.cols, channels), p);
           },
           [=](const cv::Mat& in, cv::Mat& out) {
             if (dilate)
               cv::dilate(in, out, element);
             else
               cv::erode(in, out, element);
-          }};
+          },
+          channels};
 }
 
 // experimental.warp_perspective, linear, constant border 0, a mild homography (destination ->
@@ -457,9 +472,15 @@ std::vector<Op> AllOps() {
       LaplacianOp("laplacian_k3", 3),
       LaplacianOp("laplacian_k5", 5),
       MedianOp("median_blur_k3", 3),
+      MedianOp("median_blur_k3_gray", 3, 1),
       MedianOp("median_blur_k5", 5),
+      MedianOp("median_blur_k5_gray", 5, 1),
       MorphOp("dilate_3x3", true),
+      MorphOp("dilate_3x3_gray", true, 3, 1),
       MorphOp("erode_3x3", false),
+      MorphOp("erode_3x3_gray", false, 3, 1),
+      MorphOp("dilate_15x15", true, 15),
+      MorphOp("erode_15x15", false, 15),
       PerspectiveOp("warp_perspective_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),
       PerspectiveOp("warp_perspective_nearest", PerspectiveInterp::kNearest, cv::INTER_NEAREST),
       RemapOp("remap_linear", PerspectiveInterp::kLinear, cv::INTER_LINEAR),

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "sluice/error.h"
 
@@ -111,6 +112,39 @@ TEST(RankFilterKernel, MatchesBruteForceEveryOpBorderAndType) {
   CheckType<uint8_t>(DType::kUInt8, rng);
   CheckType<uint16_t>(DType::kUInt16, rng);
   CheckType<float>(DType::kFloat32, rng);
+}
+
+// Rows longer than a vector and than the 3x3 median's chunk (4 KiB), odd heights (the last row
+// alone), and windows wide enough for the row pass's doubling (kw > 5): the SIMD paths, not only
+// their scalar tails.
+template <typename T>
+void CheckWideRows(DType type, std::mt19937& rng) {
+  struct Win { int kw, kh, ax, ay; };
+  const Win wins[] = {{3, 3, 1, 1}, {5, 5, 2, 2}, {15, 11, 7, 5}, {16, 3, 0, 2}, {6, 1, 5, 0}, {1, 9, 0, 4}, {3, 3, 0, 2}};
+  const BorderMode borders[] = {BorderMode::kConstant, BorderMode::kReflect101, BorderMode::kWrap};
+  for (auto [h, w, c_n] : {std::tuple{5, 1400, 3}, std::tuple{3, 1399, 1}, std::tuple{4, 333, 4}}) {
+    std::vector<T> img(size_t(h * w * c_n));
+    for (auto& v : img) v = static_cast<T>(type == DType::kFloat32 ? float(int(rng() % 2001) - 1000) / 7.f : rng() % 250);
+    for (RankOp op : {RankOp::kMin, RankOp::kMax, RankOp::kMedian})
+      for (BorderMode b : borders)
+        for (const Win& wn : wins) {
+          if (op == RankOp::kMedian && (b != BorderMode::kConstant || wn.kw * wn.kh > 25)) continue;
+          if (wn.kw * wn.kh > 100 && w * c_n > 2000) continue;  // the brute force's time
+          const RankFilterParams p{op, wn.kw, wn.kh, wn.ax, wn.ay, b};
+          std::vector<T> got(img.size());
+          RankFilter2D(img.data(), got.data(), type, ImageGeom::HWC(h, w, c_n), p);
+          ASSERT_EQ(got, Reference(img, h, w, c_n, p))
+              << ToString(type) << " op " << int(op) << " border " << int(b) << " window " << wn.kw << "x" << wn.kh
+              << " anchor " << wn.ax << "," << wn.ay << " image " << h << "x" << w << "x" << c_n;
+        }
+  }
+}
+
+TEST(RankFilterKernel, MatchesBruteForceOnRowsWiderThanTheSimdChunks) {
+  std::mt19937 rng(26);
+  CheckWideRows<uint8_t>(DType::kUInt8, rng);
+  CheckWideRows<int16_t>(DType::kInt16, rng);
+  CheckWideRows<float>(DType::kFloat32, rng);
 }
 
 TEST(RankFilterKernel, RejectsAnAnchorOutsideTheWindow) {

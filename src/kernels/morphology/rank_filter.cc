@@ -21,110 +21,109 @@ void VisitRankType(DType t, Fn&& fn) {
   }
 }
 
-// One pass of the filter from `in` to `out` (same geometry, not overlapping).
+// Min / max: two output rows per call (their column passes share kh - 1 rows), source rows read in
+// place; a row outside the image in constant mode is a row of the fill value.
+template <typename T>
+void MorphPlane(const T* src, T* dst, const ImageGeom& g, int64_t ci, const RankFilterParams& p,
+                const std::vector<int64_t>& xs, const std::vector<int64_t>& ys, T fill) {
+  const int64_t n = g.width * ci;
+  const DType type = TypeToDType<T>::value;
+  std::vector<T> tmp(static_cast<size_t>(morph_detail::MorphTmpElements(g.width, p.kw, ci, type)));
+  std::vector<T> fill_row;
+  std::vector<const void*> rows(static_cast<size_t>(p.kh + 1));
+  for (int64_t y = 0; y < g.height; y += 2) {
+    const bool two = y + 1 < g.height;
+    for (int i = 0; i < p.kh + (two ? 1 : 0); ++i) {
+      const int64_t sy = ys[size_t(y + i)];
+      if (sy < 0 && fill_row.empty()) fill_row.assign(static_cast<size_t>(n), fill);
+      rows[size_t(i)] = sy < 0 ? static_cast<const void*>(fill_row.data()) : src + sy * g.stride_y;
+    }
+    morph_detail::MorphRows(rows.data(), p.kh, p.kw, p.anchor_x, ci, g.width, xs.data(), &fill, p.op == RankOp::kMax,
+                            type, tmp.data(), dst + y * g.stride_y, two ? dst + (y + 1) * g.stride_y : nullptr);
+  }
+}
+
+// The 3x3 median (replicated border): two output rows per call, source rows read in place.
+template <typename T>
+void Median3x3Plane(const T* src, T* dst, const ImageGeom& g, int64_t ci, const std::vector<int64_t>& ys) {
+  const DType type = TypeToDType<T>::value;
+  std::vector<T> tmp(static_cast<size_t>(morph_detail::Median3x3TmpElements(ci, type)));
+  const void* rows[4];
+  for (int64_t y = 0; y < g.height; y += 2) {
+    const bool two = y + 1 < g.height;
+    for (int i = 0; i < (two ? 4 : 3); ++i) rows[i] = src + ys[size_t(y + i)] * g.stride_y;
+    if (!two) rows[3] = rows[2];
+    morph_detail::Median3x3Rows(rows, ci, g.width * ci, type, tmp.data(), dst + y * g.stride_y,
+                                two ? dst + (y + 1) * g.stride_y : nullptr);
+  }
+}
+
+// Other medians: a ring of kh rows padded by the window's margins; windows of up to kMaxNetwork
+// values by a compare-exchange network, larger ones by nth_element.
+template <typename T>
+void MedianPlane(const T* src, T* dst, const ImageGeom& g, int64_t ci, const RankFilterParams& p,
+                 const std::vector<int64_t>& xs, const std::vector<int64_t>& ys,
+                 const std::vector<std::pair<uint8_t, uint8_t>>& net) {
+  const int kw = p.kw, kh = p.kh;
+  const int64_t n = g.width * ci, wp = g.width + kw - 1, count = int64_t(kw) * kh, slot_len = wp * ci;
+  const DType type = TypeToDType<T>::value;
+  std::vector<T> ring(static_cast<size_t>(kh * slot_len));
+  std::vector<const void*> srcs(static_cast<size_t>(kh));
+  std::vector<uint8_t> pairs;
+  for (auto [a, b] : net) pairs.insert(pairs.end(), {a, b});
+  std::vector<T> window(static_cast<size_t>(count));
+  // The padded row: the interior is one copy (contiguous pixels), only the window's margins go
+  // through the border table (replicated: every index is inside the image).
+  auto pad_row = [&](int64_t r, T* row) {
+    const T* s = src + ys[size_t(r)] * g.stride_y;
+    auto by_table = [&](int64_t k) {
+      for (int64_t c = 0; c < ci; ++c) row[k * ci + c] = s[xs[size_t(k)] * ci + c];
+    };
+    for (int64_t k = 0; k < p.anchor_x; ++k) by_table(k);
+    std::copy(s, s + n, row + p.anchor_x * ci);
+    for (int64_t k = p.anchor_x + g.width; k < wp; ++k) by_table(k);
+  };
+  for (int64_t r = 0; r + 1 < kh; ++r) pad_row(r, ring.data() + (r % kh) * slot_len);
+  for (int64_t y = 0; y < g.height; ++y) {
+    pad_row(y + kh - 1, ring.data() + ((y + kh - 1) % kh) * slot_len);
+    T* o = dst + y * g.stride_y;
+    for (int i = 0; i < kh; ++i) srcs[size_t(i)] = ring.data() + ((y + i) % kh) * slot_len;
+    if (count <= morph_detail::kMaxNetwork) {
+      morph_detail::MedianOfRows(srcs.data(), kh, kw, ci, n, pairs.data(), int(net.size()), int(count / 2), type, o);
+    } else {
+      for (int64_t e = 0; e < n; ++e) {
+        for (int i = 0; i < kh; ++i)
+          for (int j = 0; j < kw; ++j)
+            window[size_t(i * kw + j)] = static_cast<const T*>(srcs[size_t(i)])[e + j * ci];
+        std::nth_element(window.begin(), window.begin() + count / 2, window.end());
+        o[e] = window[size_t(count / 2)];
+      }
+    }
+  }
+}
+
+// The filter from `in` to `out` (same geometry, not overlapping). Pixels are ci elements apart
+// along a row: interleaved channels (HWC: ci = channels, one plane) or planes of unit x stride.
 template <typename T>
 void RankPass(const T* in, T* out, const ImageGeom& g, const RankFilterParams& p,
               const std::vector<std::pair<uint8_t, uint8_t>>& net) {
   const bool interleaved = g.stride_c == 1 && g.stride_x == g.channels;
   if (!interleaved && g.stride_x != 1) throw Error("rank filter: unsupported image strides");
   const int64_t ci = interleaved ? g.channels : 1, planes = interleaved ? 1 : g.channels;
-  const int kw = p.kw, kh = p.kh;
-  const int64_t n = g.width * ci, wp = g.width + kw - 1, count = int64_t(kw) * kh;
-  const DType type = TypeToDType<T>::value;
   const T fill = p.op == RankOp::kMin ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
   const BorderMode border = p.op == RankOp::kMedian ? BorderMode::kClamp : p.border;
-  std::vector<int64_t> xs(static_cast<size_t>(wp)), ys(static_cast<size_t>(g.height + kh - 1));
-  for (int64_t k = 0; k < wp; ++k) xs[size_t(k)] = BorderIndex(k - p.anchor_x, g.width, border);
+  std::vector<int64_t> xs(static_cast<size_t>(g.width + p.kw - 1)), ys(static_cast<size_t>(g.height + p.kh - 1));
+  for (size_t k = 0; k < xs.size(); ++k) xs[k] = BorderIndex(int64_t(k) - p.anchor_x, g.width, border);
   for (size_t k = 0; k < ys.size(); ++k) ys[k] = BorderIndex(int64_t(k) - p.anchor_y, g.height, border);
-  // Median: a ring of kh padded rows. Min / max: one padded row, then a ring of kh horizontal results.
-  const bool median = p.op == RankOp::kMedian;
-  const int64_t slot_len = median ? wp * ci : n;
-  std::vector<T> ring(static_cast<size_t>(kh * slot_len)), pad(static_cast<size_t>(wp * ci)), acc(static_cast<size_t>(n));
-  std::vector<const void*> srcs(static_cast<size_t>(std::max(kw, kh)));
-  std::vector<uint8_t> pairs;
-  for (auto [a, b] : net) pairs.insert(pairs.end(), {a, b});
-  std::vector<T> window(static_cast<size_t>(count));
   for (int64_t pl = 0; pl < planes; ++pl) {
     const T* src = in + pl * g.stride_c;
-    T* dst_plane = out + pl * g.stride_c;
-    // The padded row: the interior is one copy (contiguous pixels), only the window's margins go
-    // through the border table.
-    const int64_t left = std::min<int64_t>(p.anchor_x, wp), right_start = std::min<int64_t>(p.anchor_x + g.width, wp);
-    auto pad_row = [&](int64_t r, T* row) {
-      const int64_t sy = ys[size_t(r)];
-      if (sy < 0) {
-        std::fill(row, row + wp * ci, fill);
-        return;
-      }
-      const T* s = src + sy * g.stride_y;
-      auto by_table = [&](int64_t k) {
-        const int64_t sx = xs[size_t(k)];
-        for (int64_t c = 0; c < ci; ++c) row[k * ci + c] = sx < 0 ? fill : s[sx * g.stride_x + c];
-      };
-      for (int64_t k = 0; k < left; ++k) by_table(k);
-      if (g.stride_x == ci) {
-        std::copy(s, s + (right_start - left) * ci, row + left * ci);
-      } else {
-        for (int64_t k = left; k < right_start; ++k) by_table(k);
-      }
-      for (int64_t k = right_start; k < wp; ++k) by_table(k);
-    };
-    auto load = [&](int64_t r) {
-      T* slot = ring.data() + (r % kh) * slot_len;
-      if (median) {
-        pad_row(r, slot);
-      } else {
-        const bool is_max = p.op == RankOp::kMax;
-        const int64_t sy = ys[size_t(r)];
-        // Outputs [x_lo, x_hi) have every tap inside the row: read the source row directly; only
-        // the margins go through a padded copy of the columns they read.
-        const int64_t x_lo = p.anchor_x, x_hi = g.width - (kw - 1 - p.anchor_x);
-        if (sy < 0 || g.stride_x != ci || x_hi <= x_lo) {
-          pad_row(r, pad.data());
-          for (int j = 0; j < kw; ++j) srcs[size_t(j)] = pad.data() + j * ci;
-          morph_detail::ExtremumOfRows(srcs.data(), kw, n, is_max, type, slot);
-          return;
-        }
-        const T* s = src + sy * g.stride_y;
-        for (int j = 0; j < kw; ++j) srcs[size_t(j)] = s + (x_lo - p.anchor_x + j) * ci;
-        morph_detail::ExtremumOfRows(srcs.data(), kw, (x_hi - x_lo) * ci, is_max, type, slot + x_lo * ci);
-        // Margins: padded columns k = x + j for outputs x in [0, x_lo) and [x_hi, width).
-        auto margin = [&](int64_t x0, int64_t x1) {
-          if (x1 <= x0) return;
-          for (int64_t k = x0; k < x1 + kw - 1; ++k) {
-            const int64_t sx = xs[size_t(k)];
-            for (int64_t c = 0; c < ci; ++c) pad[size_t(k * ci + c)] = sx < 0 ? fill : s[sx * g.stride_x + c];
-          }
-          for (int j = 0; j < kw; ++j) srcs[size_t(j)] = pad.data() + (x0 + j) * ci;
-          morph_detail::ExtremumOfRows(srcs.data(), kw, (x1 - x0) * ci, is_max, type, slot + x0 * ci);
-        };
-        margin(0, x_lo);
-        margin(x_hi, g.width);
-      }
-    };
-    for (int64_t r = 0; r + 1 < kh; ++r) load(r);
-    for (int64_t y = 0; y < g.height; ++y) {
-      load(y + kh - 1);
-      const bool direct = g.stride_x == ci;
-      T* dst = dst_plane + y * g.stride_y;
-      T* o = direct ? dst : acc.data();
-      for (int i = 0; i < kh; ++i) srcs[size_t(i)] = ring.data() + ((y + i) % kh) * slot_len;
-      if (!median) {
-        morph_detail::ExtremumOfRows(srcs.data(), kh, n, p.op == RankOp::kMax, type, o);
-      } else if (count <= morph_detail::kMaxNetwork) {
-        morph_detail::MedianOfRows(srcs.data(), kh, kw, ci, n, pairs.data(), int(net.size()), int(count / 2), type, o);
-      } else {
-        for (int64_t e = 0; e < n; ++e) {
-          for (int i = 0; i < kh; ++i)
-            for (int j = 0; j < kw; ++j)
-              window[size_t(i * kw + j)] = static_cast<const T*>(srcs[size_t(i)])[e + j * ci];
-          std::nth_element(window.begin(), window.begin() + count / 2, window.end());
-          o[e] = window[size_t(count / 2)];
-        }
-      }
-      if (!direct)
-        for (int64_t x = 0; x < g.width; ++x)
-          for (int64_t c = 0; c < ci; ++c) dst[x * g.stride_x + c] = acc[size_t(x * ci + c)];
+    T* dst = out + pl * g.stride_c;
+    if (p.op != RankOp::kMedian) {
+      MorphPlane(src, dst, g, ci, p, xs, ys, fill);
+    } else if (p.kw == 3 && p.kh == 3 && p.anchor_x == 1) {
+      Median3x3Plane(src, dst, g, ci, ys);
+    } else {
+      MedianPlane(src, dst, g, ci, p, xs, ys, net);
     }
   }
 }
