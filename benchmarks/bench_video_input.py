@@ -113,13 +113,11 @@ def run_worker(args, kind, threads, pythonpath):
 
 def run_pair(args):
     """Two single-threaded PyAV decodes of the whole clip at once: frames/s of both together."""
-    t0 = time.perf_counter()
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "pyav", "--clip", args.clip,
            "--length", str(args.length), "--batch", str(args.batch), "--threads", "1", "--single-thread"]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
     res = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
     seconds = max(r["seconds"] for r in res)
-    del t0
     return {"frames": sum(r["frames"] for r in res), "seconds": seconds}
 
 
@@ -192,7 +190,8 @@ def main():
         print(f"  sluice T{t} / pyav: {s / med['pyav']:.2f}x")
         if t > 1:
             print(f"  sluice T{t} / pyav frame T{t}: {s / med[f'pyav frame T{t}']:.2f}x")
-            print(f"  sluice T{t} / sluice T1: {s / med['sluice T1']:.2f}x" if "sluice T1" in med else "")
+            if "sluice T1" in med:
+                print(f"  sluice T{t} / sluice T1: {s / med['sluice T1']:.2f}x")
     if args.parallel_ceiling and "pyav frame T2" in med:
         print(f"  pyav 2 procs T1 / pyav frame T2 (option a's ceiling vs frame threading): "
               f"{med['pyav 2 procs T1'] / med['pyav frame T2']:.2f}x")
