@@ -75,7 +75,7 @@ TEST_P(VideoSeeds, IndexAndExactSeeking) {
   EXPECT_EQ(DecodeAll(*again, {idx.frames - 1}, VideoColor::kRGB), DecodeAll(*mem, {idx.frames - 1}, VideoColor::kRGB));
 }
 
-// Sequential reading (DecodeNext, what experimental.inputs.video does): the stream in chunks of 1,
+// Sequential reading (DecodeNext; DecodeNextHeld + ConvertHeld): the stream in chunks of 1,
 // 2, 3 ... frames equals one Decode of every frame, in every codec, with and without FFmpeg's
 // threads, by one decoding pass (decode_starts() stays 1 however many calls).
 TEST_P(VideoSeeds, SequentialReadingIsOnePass) {
@@ -104,6 +104,19 @@ TEST_P(VideoSeeds, SequentialReadingIsOnePass) {
     EXPECT_EQ(d->decode_starts(), 1) << c.file;
     EXPECT_THROW(d->DecodeNext(1, VideoColor::kRGB, [&](size_t) { return got.data(); }), Error);  // past the end
   }
+  // In two steps (what experimental.inputs.video does: chunks held, converted by several converters).
+  auto d = VideoDecoder::FromMemory(bytes, kDefaultMaxVideoFramePixels, 2);
+  d->Index();
+  std::vector<uint8_t> got(whole.size());
+  FrameConverter conv[2];
+  for (int64_t first = 0; first < idx.frames; first += 4) {
+    const int64_t n = std::min<int64_t>(4, idx.frames - first);
+    d->DecodeNextHeld(n);
+    for (int64_t i = n - 1; i >= 0; --i)  // any order, any converter
+      d->ConvertHeld(size_t(i), VideoColor::kRGB, got.data() + size_t(first + i) * frame_bytes, conv[i % 2]);
+  }
+  EXPECT_EQ(got, whole) << c.file << " held";
+  EXPECT_EQ(d->decode_starts(), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, VideoSeeds,
