@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sluice/dtype.h>
@@ -149,6 +150,8 @@ struct OperatorStatistics {
   int64_t batches = 0;
   double total_time_ms = 0;   // Setup + Run, all batches
   double last_batch_ms = 0;
+  // The operator's own counts, by name (experimental.inputs.video: "decoder_starts"); most have none.
+  std::vector<std::pair<std::string, int64_t>> counters;
   double mean_batch_ms() const { return batches ? total_time_ms / static_cast<double>(batches) : 0.0; }
 };
 

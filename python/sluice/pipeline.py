@@ -312,7 +312,8 @@ class Pipeline:
         """``{op_name: {"real_memory_size": [...], "max_real_memory_size": [...],
         "reserved_memory_size": [...], "max_reserved_memory_size": [...], ...}}`` as in DALI (memory
         lists, one entry per output, are filled with enable_memory_stats), plus timing keys:
-        "batches", "total_time_ms", "mean_batch_ms", "last_batch_ms". With ``num_threads="auto"``,
+        "batches", "total_time_ms", "mean_batch_ms", "last_batch_ms", and "counters": the operator's own
+        counts (a Sluice extension; e.g. experimental.inputs.video's "decoder_starts"), {} for most. With ``num_threads="auto"``,
         ``prefetch_queue_depth="auto"`` or ``memory_budget``, one more entry, ``"autotune"`` (a Sluice
         extension; it has no "op" key): the threads and depth in use, their bounds, the budget, the
         last window's measurements and the list of changes (batch, threads, depth, reason)."""
@@ -331,6 +332,7 @@ class Pipeline:
                 "op": s.op,
                 "device": s.device,
                 "replaced_samples": s.replaced_samples,
+                "counters": dict(s.counters),
             }
         if stats.autotune.enabled:
             out["autotune"] = _autotune_dict(stats.autotune)

@@ -1,4 +1,5 @@
 // Read-only records the pipeline reports: executor statistics and reader metadata.
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -22,6 +23,7 @@ void BindStatistics(nb::module_& m) {
       .def_ro("batches", &OperatorStatistics::batches)
       .def_ro("total_time_ms", &OperatorStatistics::total_time_ms)
       .def_ro("last_batch_ms", &OperatorStatistics::last_batch_ms)
+      .def_ro("counters", &OperatorStatistics::counters)
       .def_prop_ro("mean_batch_ms", &OperatorStatistics::mean_batch_ms);
 
   nb::class_<SampleErrorRecord>(m, "SampleError",

@@ -3,7 +3,7 @@ with FFmpeg): videos made here with the ffmpeg tool, fed as encoded bytes throug
 back as consecutive sequences over several iterations, bit-identical to PyAV's decode of the same
 file; DALI's batch outline (the last batch of a video shorter, its last sequence partial or padded
 with zeros); several videos queued; no video left (an error, or blocking=True waiting for one);
-bad data naming the operator and the fed video."""
+bad data naming the operator and the fed video; each video decoded by one pass, not one per sequence."""
 import threading
 import time
 
@@ -100,6 +100,25 @@ def test_same_frames_for_any_thread_count(videos):
             np.testing.assert_array_equal(x, y)
 
 
+def test_each_video_is_decoded_once_not_once_per_sequence(videos, tmp_path):
+    # A long GOP (one keyframe for the whole clip): decoding each sequence from the keyframe before
+    # it would start a decoding pass per sequence; the operator keeps one pass per video.
+    long_gop = make(tmp_path / "long.mp4", frames=40, gop=250)
+    ref, _ = pyav_frames(long_gop)
+    pipe = pipe_of(batch_size=2, sequence_length=3, last_sequence_policy="pad")
+    pipe.feed_input("vid", [read(long_gop), read(videos["b"])])
+    starts = lambda: pipe.executor_statistics()["vid"]["counters"]["decoder_starts"]  # noqa: E731
+    assert starts() == 0
+    for batch in outline(40, 3, 2, pad=True):  # 14 sequences, 7 batches
+        got = as_numpy(pipe.run()[0])
+        for g, seq in zip(got, batch):
+            np.testing.assert_array_equal(g, expected(ref, seq))
+        assert starts() == 1
+    pipe.run()  # the next video: one more pass
+    assert starts() == 2
+    assert pipe.executor_statistics()["vid"]["counters"] == {"decoder_starts": 2}
+
+
 def test_blocking_waits_for_the_next_video(videos):
     ref, _ = pyav_frames(videos["b"])
     pipe = pipe_of(batch_size=3, sequence_length=3, blocking=True)
@@ -136,6 +155,36 @@ def test_no_video_and_bad_data_name_the_operator(videos, tmp_path):
     for _ in range(4):  # video 0: 8 sequences
         pipe.run()
     with pytest.raises(sluice.SluiceError, match=r"\[vid\] cannot read the container .*fed video 1"):
+        pipe.run()
+
+
+def test_corrupt_frame_is_an_error_naming_it_after_the_frames_before_it(videos):
+    """Bytes overwritten inside one packet: PyAV (the same FFmpeg) flags a decoded frame corrupt; the
+    streaming decoder returns every frame before it, then fails naming that frame and the fed video."""
+    import io
+    data = read(videos["a"]).copy()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        bad = data.copy()
+        at = rng.integers(len(bad) // 8, len(bad) - 1000)
+        bad[at:at + 300] = rng.integers(0, 256, 300, dtype=np.uint8)
+        try:
+            with av.open(io.BytesIO(bad.tobytes())) as c:
+                decoded = list(c.decode(video=0))
+                flags = [f.is_corrupt for f in decoded]
+                ref = [f.to_ndarray(format="rgb24") for f in decoded]
+        except av.AVError:
+            continue
+        if any(flags) and len(flags) == 23:
+            break
+    else:
+        pytest.skip("no corruption that decodes to a flagged frame was found")
+    first = flags.index(True)
+    pipe = pipe_of(batch_size=1, sequence_length=1)
+    pipe.feed_input("vid", [bad])
+    for f in range(first):
+        np.testing.assert_array_equal(as_numpy(pipe.run()[0])[0][0], ref[f])
+    with pytest.raises(sluice.SluiceError, match=rf"\[vid\] .*frame {first} was decoded from damaged data.*fed video 0"):
         pipe.run()
 
 

@@ -5,6 +5,8 @@
 
 #include <sluice/error.h>
 
+#include "operators/operator_counters.h"
+
 namespace sluice {
 namespace {
 
@@ -323,6 +325,11 @@ ExecutorStatistics Executor::Statistics() const {
   shape.queue_capacity = queue_depth();
   shape.cpu_queue_capacity = static_cast<int>(cpu_slots_.size());
   ExecutorStatistics s = stats_->Snapshot(graph_, shape);
+  if (runner_) {
+    const auto& ops = runner_->ops();
+    for (size_t n = 0; n < s.operators.size() && n < ops.size(); ++n)
+      if (const auto* c = dynamic_cast<const OperatorCounters*>(ops[n].get())) s.operators[n].counters = c->counters();
+  }
   if (tuner_) s.autotune = tuner_->Snapshot();
   return s;
 }

@@ -5,6 +5,7 @@
 // checked against PyAV in python/tests/test_video_decode.py. Skipped without FFmpeg's libraries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,50 @@ TEST_P(VideoSeeds, IndexAndExactSeeking) {
   auto again = VideoDecoder::FromMemory(bytes, kDefaultMaxVideoFramePixels);
   again->UseIndex(mem->SharedIndex());
   EXPECT_EQ(DecodeAll(*again, {idx.frames - 1}, VideoColor::kRGB), DecodeAll(*mem, {idx.frames - 1}, VideoColor::kRGB));
+}
+
+// Sequential reading (DecodeNext; DecodeNextHeld + ConvertHeld): the stream in chunks of 1,
+// 2, 3 ... frames equals one Decode of every frame, in every codec, with and without FFmpeg's
+// threads, by one decoding pass (decode_starts() stays 1 however many calls).
+TEST_P(VideoSeeds, SequentialReadingIsOnePass) {
+  SKIP_WITHOUT_FFMPEG();
+  const SeedCase& c = GetParam();
+  const std::vector<uint8_t> bytes = testing::ReadFile(Seed(c.file));
+  auto ref = VideoDecoder::FromMemory(bytes, kDefaultMaxVideoFramePixels);
+  const VideoIndex& idx = ref->Index();
+  std::vector<int64_t> all;
+  for (int64_t f = 0; f < idx.frames; ++f) all.push_back(f);
+  const std::vector<uint8_t> whole = DecodeAll(*ref, all, VideoColor::kRGB);
+  const size_t frame_bytes = whole.size() / all.size();
+  for (int threads : {1, 3}) {
+    auto d = VideoDecoder::FromMemory(bytes, kDefaultMaxVideoFramePixels, threads);
+    d->Index();
+    EXPECT_EQ(d->decode_starts(), 0);
+    std::vector<uint8_t> got(whole.size());
+    int calls = 0;
+    for (int64_t chunk = 1; d->next_frame() < idx.frames; ++chunk, ++calls) {
+      const int64_t first = d->next_frame(), n = std::min(chunk, idx.frames - first);
+      d->DecodeNext(n, VideoColor::kRGB, [&](size_t i) { return got.data() + (size_t(first) + i) * frame_bytes; });
+      EXPECT_EQ(d->next_frame(), first + n);
+    }
+    EXPECT_GT(calls, 1);
+    EXPECT_EQ(got, whole) << c.file << " threads " << threads;
+    EXPECT_EQ(d->decode_starts(), 1) << c.file;
+    EXPECT_THROW(d->DecodeNext(1, VideoColor::kRGB, [&](size_t) { return got.data(); }), Error);  // past the end
+  }
+  // In two steps (what experimental.inputs.video does: chunks held, converted by several converters).
+  auto d = VideoDecoder::FromMemory(bytes, kDefaultMaxVideoFramePixels, 2);
+  d->Index();
+  std::vector<uint8_t> got(whole.size());
+  FrameConverter conv[2];
+  for (int64_t first = 0; first < idx.frames; first += 4) {
+    const int64_t n = std::min<int64_t>(4, idx.frames - first);
+    d->DecodeNextHeld(n);
+    for (int64_t i = n - 1; i >= 0; --i)  // any order, any converter
+      d->ConvertHeld(size_t(i), VideoColor::kRGB, got.data() + size_t(first + i) * frame_bytes, conv[i % 2]);
+  }
+  EXPECT_EQ(got, whole) << c.file << " held";
+  EXPECT_EQ(d->decode_starts(), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, VideoSeeds,

@@ -27,6 +27,7 @@ namespace sluice::kernels {
   X(av_frame_alloc)              \
   X(av_frame_free)               \
   X(av_frame_unref)              \
+  X(av_frame_clone)              \
   X(av_strerror)                 \
   X(av_log_set_level)            \
   X(av_log_set_callback)         \

@@ -42,11 +42,13 @@ double VideoIndex::Seconds(int64_t frame) const {
   return fps > 0 ? static_cast<double>(frame) / fps : 0.0;
 }
 
-std::unique_ptr<VideoDecoder> VideoDecoder::FromMemory(std::span<const uint8_t> bytes, int64_t max_pixels) {
+std::unique_ptr<VideoDecoder> VideoDecoder::FromMemory(std::span<const uint8_t> bytes, int64_t max_pixels,
+                                                       int threads) {
   std::unique_ptr<VideoDecoder> d(new VideoDecoder);
   d->bytes_ = bytes;
   d->from_memory_ = true;
   d->max_pixels_ = max_pixels;
+  d->threads_ = std::max(threads, 1);
   if (bytes.empty()) throw Error("empty input (0 bytes)");
   d->Open();
   return d;
@@ -61,9 +63,33 @@ std::unique_ptr<VideoDecoder> VideoDecoder::FromFile(const std::string& path, in
 }
 
 VideoDecoder::~VideoDecoder() {
+  ReleaseHeld();
   Close();
+}
+
+FrameConverter::~FrameConverter() {
   if (sws_) Ffmpeg().sws_freeContext(sws_);
   if (scratch_) Ffmpeg().av_free(scratch_);
+}
+
+void VideoDecoder::ReleaseHeld() {
+  for (AVFrame*& f : held_) Ffmpeg().av_frame_free(&f);
+  held_.clear();
+}
+
+void VideoDecoder::DecodeNextHeld(int64_t count) {
+  ReleaseHeld();
+  held_first_ = next_;
+  DecodeNextWith(count, [&](const AVFrame* f, int64_t) {
+    AVFrame* ref = Ffmpeg().av_frame_clone(f);
+    if (!ref) throw Error("out of memory (av_frame_clone)");
+    held_.push_back(ref);
+  });
+}
+
+void VideoDecoder::ConvertHeld(size_t i, VideoColor color, uint8_t* dst, FrameConverter& converter) const {
+  if (i >= held_.size()) throw Error("internal: held frame " + std::to_string(i) + " of " + std::to_string(held_.size()));
+  converter.Convert(held_[i], index_->width, index_->height, held_first_ + static_cast<int64_t>(i), color, dst);
 }
 
 void VideoDecoder::Close() {
@@ -141,8 +167,9 @@ void VideoDecoder::Open() {
   if (!codec_ || !frame_ || !packet_) throw Error("out of memory (FFmpeg contexts)");
   rc = ff.avcodec_parameters_to_context(codec_, st->codecpar);
   if (rc < 0) throw Error("bad codec parameters: " + AvErrorText(rc));
-  codec_->thread_count = 1;  // parallelism is across samples, on Sluice's threads
-  codec_->thread_type = 0;
+  // Parallelism is across samples, on Sluice's threads, unless the caller asked for FFmpeg's.
+  codec_->thread_count = threads_;
+  codec_->thread_type = threads_ > 1 ? FF_THREAD_FRAME | FF_THREAD_SLICE : 0;
   codec_->pkt_timebase = st->time_base;
   rc = ff.avcodec_open2(codec_, codec, nullptr);
   if (rc < 0) throw Error(std::string("cannot open the '") + codec->name + "' decoder: " + AvErrorText(rc));
@@ -260,6 +287,7 @@ bool VideoDecoder::DecodePass(int64_t key, std::span<const int64_t> frames, Vide
     ff.avcodec_flush_buffers(codec_);
   }
   fresh_ = false;
+  ++starts_;
   const int64_t last = frames.back();
   std::vector<int64_t> wanted_pts;  // ascending, as `frames`
   if (idx.by_timestamp)
@@ -349,9 +377,90 @@ bool VideoDecoder::DecodePass(int64_t key, std::span<const int64_t> frames, Vide
   return true;
 }
 
-void VideoDecoder::Convert(const AVFrame* f, int64_t frame_number, VideoColor color, uint8_t* out) {
+void VideoDecoder::DecodeNext(int64_t count, VideoColor color, const std::function<uint8_t*(size_t)>& dst) {
+  size_t got = 0;
+  DecodeNextWith(count, [&](const AVFrame* f, int64_t n) { Convert(f, n, color, dst(got++)); });
+}
+
+void VideoDecoder::DecodeNextWith(int64_t count, const std::function<void(const AVFrame*, int64_t)>& take) {
   const FfmpegLibrary& ff = Ffmpeg();
-  const int w = index_->width, h = index_->height;
+  const VideoIndex& idx = Index();
+  if (count <= 0) return;
+  if (next_ + count > idx.frames)
+    throw Error("internal: frames " + std::to_string(next_) + " to " + std::to_string(next_ + count - 1) +
+                " asked of the " + std::to_string(idx.frames) + "-frame stream");
+  if (!streaming_) {
+    if (!fresh_) Open();  // the index pass read the stream: back to its start
+    fresh_ = false;
+    streaming_ = true;
+    ++starts_;
+    codec_->skip_frame = AVDISCARD_DEFAULT;
+  }
+  auto missing = [&](const std::string& why) {
+    return Error("frame " + std::to_string(next_) + " of the " + std::to_string(idx.frames) +
+                 "-frame stream could not be decoded (" + why + ")");
+  };
+  for (int64_t got = 0; got < count;) {
+    int rc = ff.avcodec_receive_frame(codec_, frame_);
+    if (rc == 0) {
+      int64_t n;
+      if (idx.by_timestamp) {
+        const int64_t ts = frame_->pts != AV_NOPTS_VALUE ? frame_->pts : frame_->best_effort_timestamp;
+        n = ts == AV_NOPTS_VALUE ? -1 : FrameOfPts(ts);
+      } else {
+        n = counted_++;
+      }
+      if (n > next_) {
+        ff.av_frame_unref(frame_);
+        throw missing("the decoder went on to frame " + std::to_string(n) + ": the stream is corrupt");
+      }
+      if (n == next_) {
+        if ((frame_->flags & AV_FRAME_FLAG_CORRUPT) || frame_->decode_error_flags) {
+          ff.av_frame_unref(frame_);
+          throw Error("corrupt video data: frame " + std::to_string(n) +
+                      " was decoded from damaged data (the decoder concealed errors in it)");
+        }
+        try {
+          take(frame_, n);
+        } catch (...) {
+          ff.av_frame_unref(frame_);
+          throw;
+        }
+        ++got;
+        ++next_;
+      }
+      ff.av_frame_unref(frame_);  // n < next_ or -1: not a frame of the index (as Decode skips it)
+      continue;
+    }
+    if (rc == AVERROR_EOF) throw missing("the stream is corrupt or ends early");
+    if (rc != AVERROR(EAGAIN))
+      throw Error("corrupt video data: decoding failed at frame " + std::to_string(next_) + ": " + AvErrorText(rc));
+    if (flushed_) throw missing("the decoder returned nothing after the end of the stream");
+    rc = ff.av_read_frame(fmt_, packet_);
+    if (rc == AVERROR_EOF) {
+      flushed_ = true;
+      ff.avcodec_send_packet(codec_, nullptr);
+      continue;
+    }
+    if (rc < 0)
+      throw Error("the file is truncated or corrupt: reading failed at frame " + std::to_string(next_) + ": " +
+                  AvErrorText(rc));
+    if (packet_->stream_index != stream_) {
+      ff.av_packet_unref(packet_);
+      continue;
+    }
+    int64_t at = next_;  // the packet's frame, where its timestamp tells
+    if (idx.by_timestamp && packet_->pts != AV_NOPTS_VALUE)
+      at = std::max<int64_t>(std::upper_bound(idx.pts.begin(), idx.pts.end(), packet_->pts) - idx.pts.begin() - 1, 0);
+    rc = ff.avcodec_send_packet(codec_, packet_);  // never EAGAIN: every frame ready was received
+    ff.av_packet_unref(packet_);
+    if (rc < 0 && rc != AVERROR(EAGAIN))
+      throw Error("corrupt video data: decoding failed at frame " + std::to_string(at) + ": " + AvErrorText(rc));
+  }
+}
+
+void FrameConverter::Convert(const AVFrame* f, int w, int h, int64_t frame_number, VideoColor color, uint8_t* out) {
+  const FfmpegLibrary& ff = Ffmpeg();
   if (f->width != w || f->height != h)
     throw Error("frame " + std::to_string(frame_number) + " is " + std::to_string(f->width) + "x" +
                 std::to_string(f->height) + ", the stream's frames are " + std::to_string(w) + "x" + std::to_string(h) +

@@ -27,8 +27,15 @@
 // requested frame the decoder flags as corrupt (it concealed damaged data: AV_FRAME_FLAG_CORRUPT or
 // decode_error_flags), and a requested frame that does not come out of the decoder.
 //
+// Sequential reading (DecodeNext): a stream returned from its first frame to its last in order, a
+// few frames at a time, by one decoding pass -- no seek, no restart between calls (a streamed
+// video is decoded once, whatever its GOP length). Every frame is decoded, as by PyAV's
+// container.decode, so the frames are the same bit for bit.
+//
 // Thread-safety: a VideoDecoder is used by one thread at a time; different ones are independent.
-// FFmpeg decodes single-threaded (thread_count = 1): parallelism is across samples.
+// FFmpeg decodes single-threaded (thread_count = 1: parallelism is across samples) unless opened
+// with threads > 1: then FFmpeg's frame threading (slice threading where the codec has no frame
+// threading) runs that many threads of its own -- the same frames, bit for bit.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -65,10 +72,28 @@ struct VideoIndex {
   double Seconds(int64_t frame) const;
 };
 
+// Converts decoded frames to packed uint8 pixels (libswscale, PyAV's way: see above). One per thread.
+class FrameConverter {
+ public:
+  FrameConverter() = default;
+  ~FrameConverter();
+  FrameConverter(const FrameConverter&) = delete;
+  FrameConverter& operator=(const FrameConverter&) = delete;
+  // `f` must be width x height (else an error naming `frame_number`); out: height x width x channels.
+  void Convert(const AVFrame* f, int width, int height, int64_t frame_number, VideoColor color, uint8_t* out);
+
+ private:
+  SwsContext* sws_ = nullptr;
+  uint8_t* scratch_ = nullptr;  // av_malloc'd, 16-byte aligned rows (PyAV's layout)
+  size_t scratch_bytes_ = 0;
+};
+
 class VideoDecoder {
  public:
   // Opens encoded bytes held in memory (they must outlive the decoder) or a file.
-  static std::unique_ptr<VideoDecoder> FromMemory(std::span<const uint8_t> bytes, int64_t max_pixels);
+  // `threads` > 1: FFmpeg's own decoding threads (see above).
+  static std::unique_ptr<VideoDecoder> FromMemory(std::span<const uint8_t> bytes, int64_t max_pixels,
+                                                  int threads = 1);
   static std::unique_ptr<VideoDecoder> FromFile(const std::string& path, int64_t max_pixels);
   ~VideoDecoder();
   VideoDecoder(const VideoDecoder&) = delete;
@@ -84,6 +109,22 @@ class VideoDecoder {
   // goes to dst(i), height x width x VideoChannels(color) bytes, rows packed.
   void Decode(std::span<const int64_t> frames, VideoColor color, const std::function<uint8_t*(size_t)>& dst);
 
+  // Sequential reading: decodes the next `count` frames of the stream (from frame next_frame(),
+  // 0 at the first call) to dst(0) ... dst(count - 1), continuing the decoding pass the previous
+  // call left: the decoder starts once, at the first call. next_frame() + count <= Index().frames.
+  // Not to be mixed with Decode on the same decoder. Errors name the frame that failed.
+  void DecodeNext(int64_t count, VideoColor color, const std::function<uint8_t*(size_t)>& dst);
+  // The same in two steps, to convert on several threads: DecodeNextHeld decodes the next `count`
+  // frames and holds them (references to the decoder's buffers, released at the next call);
+  // ConvertHeld(i) converts the i-th of them -- thread-safe for different i, each thread with its
+  // own FrameConverter.
+  void DecodeNextHeld(int64_t count);
+  void ConvertHeld(size_t i, VideoColor color, uint8_t* dst, FrameConverter& converter) const;
+  int64_t next_frame() const { return next_; }
+  // Decoding passes started so far (from the stream's start or from a keyframe, by Decode or by
+  // the first DecodeNext): what a test checks to see that a stream is not decoded again.
+  int64_t decode_starts() const { return starts_; }
+
  private:
   VideoDecoder() = default;
   void Open();
@@ -93,24 +134,35 @@ class VideoDecoder {
   // when the demuxer landed after that keyframe (nothing decoded).
   bool DecodePass(int64_t key, std::span<const int64_t> frames, VideoColor color,
                   const std::function<uint8_t*(size_t)>& dst, std::vector<char>& done);
-  void Convert(const AVFrame* f, int64_t frame_number, VideoColor color, uint8_t* out);
+  void Convert(const AVFrame* f, int64_t frame_number, VideoColor color, uint8_t* out) {
+    converter_.Convert(f, index_->width, index_->height, frame_number, color, out);
+  }
+  // Decodes the next `count` frames of the sequential pass, handing each to take(frame, number).
+  void DecodeNextWith(int64_t count, const std::function<void(const AVFrame*, int64_t)>& take);
+  void ReleaseHeld();
   int64_t FrameOfPts(int64_t pts) const;  // -1 when not a frame of the index
 
   std::span<const uint8_t> bytes_;
   std::string path_;
   bool from_memory_ = false;
   int64_t max_pixels_ = kDefaultMaxVideoFramePixels;
+  int threads_ = 1;  // FFmpeg's decoding threads
   int64_t pos_ = 0;  // read position in bytes_
   AVFormatContext* fmt_ = nullptr;
   AVIOContext* avio_ = nullptr;
   AVCodecContext* codec_ = nullptr;
   AVFrame* frame_ = nullptr;
   AVPacket* packet_ = nullptr;
-  SwsContext* sws_ = nullptr;
-  uint8_t* scratch_ = nullptr;  // av_malloc'd, 16-byte aligned rows (PyAV's layout)
-  size_t scratch_bytes_ = 0;
+  FrameConverter converter_;
+  std::vector<AVFrame*> held_;  // DecodeNextHeld's frames (owned references)
+  int64_t held_first_ = 0;      // the frame number of held_[0]
   int stream_ = -1;
   bool fresh_ = true;  // nothing read since Open
+  int64_t starts_ = 0;
+  // Sequential reading (DecodeNext): whether its pass has started, the next frame it returns, the
+  // frames output so far (counting mode), whether the end of the stream was sent to the decoder.
+  bool streaming_ = false, flushed_ = false;
+  int64_t next_ = 0, counted_ = 0;
   std::shared_ptr<const VideoIndex> index_;
 
   friend int VideoReadPacket(void*, uint8_t*, int);
