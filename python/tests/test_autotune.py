@@ -76,7 +76,7 @@ def test_statistics_report_the_choice_and_its_measurements():
     assert a["auto_threads"] and a["auto_queue_depth"] and a["memory_budget"] is None
     assert 1 <= a["threads"] <= a["max_threads"] and 1 <= a["depth"] <= a["max_depth"] == 4
     m = a["measured"]
-    assert m["batches"] >= 8 and m["stage_ms"] > 0 and m["period_ms"] > 0
+    assert m["batches"] >= 4 and m["stage_ms"] > 0 and m["period_ms"] > 0
     assert m["slot_bytes"] >= 16 * 256 * 8 and m["output_bytes"] > 0
     first = a["changes"][0]
     search = a["search"]
@@ -85,7 +85,7 @@ def test_statistics_report_the_choice_and_its_measurements():
     assert first["batch"] == 0 and first["threads"] == search["default_threads"]
     assert "every available CPU" in first["reason"]
     assert search["phase"] in ("baseline", "up", "down", "settled") and search["searches"] >= 1
-    # 30 batches: the baseline step (3 windows of 8 after 2 of warm-up) is done and reported.
+    # 30 batches: the baseline step (6 windows of 4 after 2 of warm-up) is done and reported.
     assert search["trials"], a["changes"]
     base = search["trials"][0]
     assert base["threads"] == search["default_threads"] and base["kept"] and base["batches_per_s"] > 0

@@ -154,12 +154,14 @@ int DepthForVariance(double mean_ms, double stddev_ms, int max_depth) {
 TuneDecision DecideTuning(const TuneLimits& limits, const TuneWindow& w, ThreadSearch& search) {
   TuneDecision d;
   std::string why_threads;
-  d.step_ended = true;
   d.threads = w.threads;
   if (limits.tune_threads) {
     const int64_t steps = search.steps;
     d.threads = StepThreadSearch(limits, w, search, why_threads);
     d.step_ended = search.steps != steps;
+  } else if (++search.depth_windows >= kWindowsPerStep) {
+    search.depth_windows = 0;
+    d.step_ended = true;
   }
   // The depth changes only between steps: a step is measured at one depth.
   int depth = limits.tune_depth && d.step_ended ? DepthForVariance(w.stage_ms, w.stage_stddev_ms, limits.max_depth)

@@ -8,7 +8,8 @@
 // page faults (more workers than cores can be faster), and the consumer's own thread sharing the
 // cores (more workers can be slower).
 //   - A step measures one thread count over kWindowsPerStep windows; its rate is the median of
-//     the windows' rates (one window slowed by another process does not decide).
+//     the windows' rates (a window slowed by another process or by an epoch's restart does not
+//     decide).
 //   - Baseline: the first step measures default_threads (the fixed default, one worker per
 //     available CPU), so the search never settles below what the default measured.
 //   - Up: then default + step, default + 2 step, ... up to max_threads (twice the CPUs); a count
@@ -23,7 +24,8 @@
 // Every completed step is reported (ThreadTrial): the count, its rate, the consumer's wait, kept.
 // Depth (tune_depth): deeper when the stage times vary: 2 + ceil(2 * cv - 0.5) slots, cv the
 // coefficient of variation of the cpu stage's time per batch, within [1, max_depth]; decided when a
-// thread step ends (every window when threads are not tuned), so a step is measured at one depth.
+// step ends (every kWindowsPerStep windows, also when threads are not tuned), so a thread step is
+// measured at one depth and the variance is that of the step's batches.
 // Memory (memory_budget > 0): depth * slot_bytes + output_bytes (the batch the consumer holds while
 // the next is made) must fit; the depth is lowered until it does. When one slot does not fit,
 // Decide reports it (fits = false) and the executor fails with an error naming memory_budget.
@@ -78,6 +80,7 @@ struct ThreadSearch {
   int searches = 1;       // 1 + restarts after a workload change
   std::vector<double> window_rates;  // this step's windows so far
   std::vector<double> window_waits;
+  int depth_windows = 0;             // windows since the last depth decision (threads not tuned)
   std::vector<ThreadTrial> trials;   // completed search steps (not the settled checks), oldest first
 };
 
@@ -86,14 +89,14 @@ struct TuneDecision {
   int depth = 1;
   bool fits = true;        // false: one slot and the held outputs exceed memory_budget
   size_t needed_bytes = 0;  // depth * slot_bytes + output_bytes at the chosen depth (1 when !fits)
-  bool step_ended = false;  // a thread step ended with this window (always true without tune_threads)
+  bool step_ended = false;  // a step ended with this window (the depth may change)
   std::string reason;       // why threads/depth changed, or "" when nothing changed
 };
 
 // The consumer waited more than this fraction of its period: producer-bound.
 inline constexpr double kProducerBoundWait = 0.05;
 // Windows per step of the thread search (their median rate is the step's).
-inline constexpr int kWindowsPerStep = 3;
+inline constexpr int kWindowsPerStep = 6;
 // A count is kept only when it beats the best rate by more than this fraction.
 inline constexpr double kMinGain = 0.03;
 // A settled count whose step rate moves this far from the settled rate restarts the search.

@@ -112,7 +112,7 @@ Autotuner::Setting Autotuner::Poll() {
   if (d.fits && (d.threads != threads_ || d.depth != depth_)) {
     threads_ = d.threads;
     depth_ = d.depth;
-    skip_takes_ = kSettleTakes;
+    skip_takes_ = std::max(kSettleTakes, depth_);  // the ring may hold batches made at the old setting
     Record(d.reason);
   } else if (!d.reason.empty()) {
     Record(d.reason);  // a step ended without a change (settled where it was measured)

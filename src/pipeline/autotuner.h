@@ -6,7 +6,7 @@
 //
 // Windows: the first kWarmupTakes batches taken are not measured (first allocations); a window
 // ends after kWindowTakes batches taken and at least two cpu batches; after a change the next
-// kSettleTakes batches taken (made at the old setting) are not measured. The memory budget is
+// max(kSettleTakes, depth) batches taken (made at the old setting) are not measured. The memory budget is
 // checked after every cpu batch, not per window: a slot that grew lowers the depth at once, and
 // until the first batch shows a slot's size the depth is 1. The stage times behind the depth's
 // variance are those since the last thread step ended.
@@ -32,7 +32,7 @@ namespace sluice {
 class Autotuner {
  public:
   static constexpr int kWarmupTakes = 2;
-  static constexpr int kWindowTakes = 8;
+  static constexpr int kWindowTakes = 4;
   static constexpr int kSettleTakes = 2;
   static constexpr size_t kMaxChanges = 64;
 

@@ -45,10 +45,12 @@ struct Machine {
   double wait_fraction = 0.3;  // producer-bound unless set
 };
 
-// Feeds `windows` windows measured on `m` (window i at the count the search asked for, its rate
-// from `m`, or from `override_rate(i)` when that returns > 0) and returns the count of each window.
+// Feeds `steps` steps' windows measured on `m` (window i at the count the search asked for, its
+// rate from `m`, or from `override_rate(i)` when that returns > 0) and returns the count of each
+// window.
 template <class F>
-std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, int windows, F override_rate) {
+std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, int steps, F override_rate) {
+  const int windows = steps * kWindowsPerStep;
   std::vector<int> counts;
   int threads = s.threads;
   for (int i = 0; i < windows; ++i) {
@@ -63,8 +65,15 @@ std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, in
   }
   return counts;
 }
-std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, int windows) {
-  return Feed(l, s, m, windows, [](int) { return 0.0; });
+std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, int steps) {
+  return Feed(l, s, m, steps, [](int) { return 0.0; });
+}
+
+// The count of every window when the search measures `counts`, one step each.
+std::vector<int> Steps(std::initializer_list<int> counts) {
+  std::vector<int> out;
+  for (int c : counts) out.insert(out.end(), kWindowsPerStep, c);
+  return out;
 }
 
 TEST(AutotunePolicy, StartsAtTheDefaultAndClimbsAboveTheCoresWhileFaster) {
@@ -73,9 +82,9 @@ TEST(AutotunePolicy, StartsAtTheDefaultAndClimbsAboveTheCoresWhileFaster) {
   ThreadSearch s = StartThreadSearch(l);
   EXPECT_EQ(s.threads, 2);
   EXPECT_EQ(s.phase, ThreadSearch::Phase::kBaseline);
-  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 13.0}}}, 12);
+  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 13.0}}}, 4);
   // kWindowsPerStep windows per count: the default, then one thread more while it is faster.
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 4, 4}));
+  EXPECT_EQ(counts, Steps({2, 3, 4, 4}));
   EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
   EXPECT_EQ(s.threads, 4);
   EXPECT_EQ(s.best_threads, 4);
@@ -94,8 +103,8 @@ TEST(AutotunePolicy, StopsAtTheFirstCountThatIsNotFasterByTheThreshold) {
   const TuneLimits l = Limits(8);
   ThreadSearch s = StartThreadSearch(l);
   // 4 threads gain 1% over 3: within noise, not kept; 5 threads are never measured.
-  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 12.12}, {5, 20.0}}}, 15);
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 3, 3, 3}));
+  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 12.12}, {5, 20.0}}}, 5);
+  EXPECT_EQ(counts, Steps({2, 3, 4, 3, 3}));
   EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
   EXPECT_EQ(s.threads, 3);
   ASSERT_EQ(s.trials.size(), 3u);
@@ -106,8 +115,8 @@ TEST(AutotunePolicy, ReturnsToTheDefaultWhenNothingBeatsIt) {
   // Producer-bound, and one thread more is slower: back to the default, nothing below is tried.
   const TuneLimits l = Limits(4);
   ThreadSearch s = StartThreadSearch(l);
-  const auto counts = Feed(l, s, {{{1, 6.0}, {2, 10.0}, {3, 9.5}}}, 9);
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 2, 2, 2}));
+  const auto counts = Feed(l, s, {{{1, 6.0}, {2, 10.0}, {3, 9.5}}}, 3);
+  EXPECT_EQ(counts, Steps({2, 3, 2}));
   EXPECT_EQ(s.threads, 2);
   EXPECT_EQ(s.best_threads, 2);
   EXPECT_DOUBLE_EQ(s.best_rate, 10.0);
@@ -118,53 +127,53 @@ TEST(AutotunePolicy, MeasuresBelowTheDefaultOnlyWhenTheConsumerIsTheBottleneck) 
   // The consumer hardly waits and one worker less leaves it a core: 1 thread is faster.
   Machine consumer_bound{{{1, 10.5}, {2, 10.0}, {3, 10.0}}, 0.01};
   ThreadSearch s = StartThreadSearch(l);
-  auto counts = Feed(l, s, consumer_bound, 12);
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1}));
+  auto counts = Feed(l, s, consumer_bound, 4);
+  EXPECT_EQ(counts, Steps({2, 3, 1, 1}));
   EXPECT_EQ(s.threads, 1);
   ASSERT_EQ(s.trials.size(), 3u);
   EXPECT_TRUE(s.trials[2].kept);
   // One worker less is slower: back to the default.
   consumer_bound.rate[1] = 9.0;
   s = StartThreadSearch(l);
-  counts = Feed(l, s, consumer_bound, 12);
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 1, 1, 1, 2, 2, 2}));
+  counts = Feed(l, s, consumer_bound, 4);
+  EXPECT_EQ(counts, Steps({2, 3, 1, 2}));
   EXPECT_EQ(s.threads, 2);
   // A count above the default was kept: nothing below is measured.
   consumer_bound.rate[3] = 11.0;
   consumer_bound.rate[4] = 11.0;
   s = StartThreadSearch(l);
-  counts = Feed(l, s, consumer_bound, 12);
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3}));
+  counts = Feed(l, s, consumer_bound, 4);
+  EXPECT_EQ(counts, Steps({2, 3, 4, 3}));
 }
 
 TEST(AutotunePolicy, NeverPastTwiceTheCpus) {
   const TuneLimits l = Limits(4);
   ThreadSearch s = StartThreadSearch(l);
-  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 20.0}, {4, 40.0}, {5, 80.0}}}, 12);
+  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 20.0}, {4, 40.0}, {5, 80.0}}}, 4);
   EXPECT_EQ(*std::max_element(counts.begin(), counts.end()), 4);
   EXPECT_EQ(s.threads, 4);
   EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
   // One CPU: the baseline, then 2 threads at most.
   const TuneLimits one = Limits(2, true, false, 1);
   s = StartThreadSearch(one);
-  EXPECT_EQ(Feed(one, s, {{{1, 10.0}, {2, 30.0}}}, 9), (std::vector<int>{1, 1, 1, 2, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(Feed(one, s, {{{1, 10.0}, {2, 30.0}}}, 3), Steps({1, 2, 2}));
 }
 
 TEST(AutotunePolicy, TheMedianWindowDecidesNotAnOutlier) {
   const TuneLimits l = Limits(4);
   const Machine m{{{2, 10.0}, {3, 10.0}, {4, 10.0}}};
   // One window at 3 threads runs twice as fast (another process paused): the median of the
-  // three is 10, not kept.
+  // step's windows is 10, not kept.
   ThreadSearch s = StartThreadSearch(l);
-  auto counts = Feed(l, s, m, 9, [](int i) { return i == 4 ? 20.0 : 0.0; });
-  EXPECT_EQ(counts, (std::vector<int>{2, 2, 2, 3, 3, 3, 2, 2, 2}));
+  auto counts = Feed(l, s, m, 3, [](int i) { return i == kWindowsPerStep + 1 ? 20.0 : 0.0; });
+  EXPECT_EQ(counts, Steps({2, 3, 2}));
   EXPECT_DOUBLE_EQ(s.trials[1].batches_per_s, 10.0);
   // One window of the baseline runs at half speed: the baseline is still 10, and 3 threads at
   // 10.2 (2%) do not beat it.
   Machine slight = m;
   slight.rate[3] = 10.2;
   s = StartThreadSearch(l);
-  counts = Feed(l, s, slight, 9, [](int i) { return i == 1 ? 5.0 : 0.0; });
+  counts = Feed(l, s, slight, 3, [](int i) { return i == 1 ? 5.0 : 0.0; });
   EXPECT_DOUBLE_EQ(s.trials[0].batches_per_s, 10.0);
   EXPECT_EQ(s.threads, 2);
 }
@@ -172,18 +181,18 @@ TEST(AutotunePolicy, TheMedianWindowDecidesNotAnOutlier) {
 TEST(AutotunePolicy, SearchesAgainWhenTheWorkloadChanges) {
   const TuneLimits l = Limits(4);
   ThreadSearch s = StartThreadSearch(l);
-  Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 11.0}}}, 12);
+  Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 11.0}}}, 4);
   ASSERT_EQ(s.phase, ThreadSearch::Phase::kSettled);
   ASSERT_EQ(s.threads, 3);
   // Within kWorkloadChange of the settled rate: stays.
-  Feed(l, s, {{{3, 12.0 * (1 - kWorkloadChange) + 0.1}}}, 6);
+  Feed(l, s, {{{3, 12.0 * (1 - kWorkloadChange) + 0.1}}}, 2);
   EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
   EXPECT_EQ(s.searches, 1);
   // The consumer became slow: every count runs at 4 batches/s. A new search from the default,
   // which (nothing beating it) it settles on.
   const Machine slow{{{1, 4.0}, {2, 4.0}, {3, 4.0}, {4, 4.0}}, 0.0};
-  const auto counts = Feed(l, s, slow, 15);
-  EXPECT_EQ(counts, (std::vector<int>{3, 3, 3, 2, 2, 2, 3, 3, 3, 1, 1, 1, 2, 2, 2}));
+  const auto counts = Feed(l, s, slow, 5);
+  EXPECT_EQ(counts, Steps({3, 2, 3, 1, 2}));
   EXPECT_EQ(s.searches, 2);
   EXPECT_EQ(s.threads, 2);
   EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
@@ -194,8 +203,8 @@ TEST(AutotunePolicy, StepsScaleWithTheCpus) {
   TuneLimits l = Limits(32, true, false, 16);
   EXPECT_EQ(ThreadStepSize(l), 4);
   ThreadSearch s = StartThreadSearch(l);
-  const auto counts = Feed(l, s, {{{16, 10.0}, {20, 12.0}, {24, 12.1}}}, 9);
-  EXPECT_EQ(counts, (std::vector<int>{16, 16, 16, 20, 20, 20, 24, 24, 24}));
+  const auto counts = Feed(l, s, {{{16, 10.0}, {20, 12.0}, {24, 12.1}}}, 3);
+  EXPECT_EQ(counts, Steps({16, 20, 24}));
   EXPECT_EQ(s.threads, 20);
   EXPECT_EQ(ThreadStepSize(Limits(4, true, false, 2)), 1);
 }
@@ -205,12 +214,14 @@ TEST(AutotunePolicy, DecisionsExplainTheRatesAndTheDepthWaitsForTheStep) {
   ThreadSearch s = StartThreadSearch(l);
   TuneWindow w = Window(2, 50, 100, 30);
   w.stage_stddev_ms = 40;  // cv 0.8: depth 4, but only when the step ends
-  TuneDecision d = DecideTuning(l, w, s);
-  EXPECT_FALSE(d.step_ended);
-  EXPECT_EQ(d.depth, 2);
-  EXPECT_EQ(d.threads, 2);
-  EXPECT_TRUE(d.reason.empty());
-  d = DecideTuning(l, w, s);
+  TuneDecision d;
+  for (int i = 0; i + 1 < kWindowsPerStep; ++i) {
+    d = DecideTuning(l, w, s);
+    EXPECT_FALSE(d.step_ended);
+    EXPECT_EQ(d.depth, 2);
+    EXPECT_EQ(d.threads, 2);
+    EXPECT_TRUE(d.reason.empty());
+  }
   d = DecideTuning(l, w, s);
   EXPECT_TRUE(d.step_ended);
   EXPECT_EQ(d.threads, 3);
@@ -242,7 +253,11 @@ TEST(AutotunePolicy, DeeperQueuesWhenStageTimesVary) {
   TuneWindow w = Window(2, 50, 50, 30);
   w.stage_stddev_ms = 20;
   ThreadSearch s;
-  const TuneDecision d = DecideTuning(Limits(2, false, /*depth=*/true), w, s);
+  TuneDecision d;
+  for (int i = 0; i < kWindowsPerStep; ++i) {
+    d = DecideTuning(Limits(2, false, /*depth=*/true), w, s);
+    EXPECT_EQ(d.depth, i + 1 < kWindowsPerStep ? 2 : 3);  // decided when the step ends
+  }
   EXPECT_EQ(d.depth, 3);
   EXPECT_NE(d.reason.find("cv 0.40"), std::string::npos) << d.reason;
 }
