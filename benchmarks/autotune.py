@@ -1,7 +1,9 @@
 """Autotune against hand-picked settings, side by side in one run (issue 32).
 
 For each recipe of sluice bench (train, val, train-randaug): every hand-picked setting
-(num_threads 1..4 x prefetch_queue_depth 1..3) and num_threads="auto" + prefetch_queue_depth="auto",
+(num_threads 1..4 x prefetch_queue_depth 1..3, or --grid-threads x --grid-depths) and
+num_threads="auto" + prefetch_queue_depth="auto" (and, with --baseline DIR, the same auto setting
+with DIR/python's package: another commit's build, for before/after),
 each in a fresh process, --rounds times in alternating order; throughput (images/s over the epochs
 after the first, through the PyTorch iterator as sluice bench measures it) and peak RSS growth
 (peak RSS of the process minus its RSS before the pipeline was built). Reports medians over rounds
@@ -25,7 +27,6 @@ import sys
 import time
 
 RECIPES = ["train", "val", "train-randaug"]
-HAND = [(t, d) for t in (1, 2, 3, 4) for d in (1, 2, 3)]
 
 
 def worker(args):
@@ -62,16 +63,21 @@ def worker(args):
         out["autotune"] = {k: a[k] for k in ("threads", "depth", "max_threads", "max_depth")}
         out["autotune"]["needed_mb"] = a["measured"]["needed_bytes"] / 2**20
         out["autotune"]["changes"] = [(c["batch"], c["threads"], c["depth"]) for c in a["changes"]]
+        if a.get("search"):
+            out["autotune"]["trials"] = [(t["threads"], round(t["batches_per_s"], 2), t["kept"])
+                                         for t in a["search"]["trials"]]
     print(json.dumps(out))
 
 
-def run(args, recipe, threads, depth, budget=0):
+def run(args, recipe, threads, depth, budget=0, build=None):
+    """One fresh process; `build`: "baseline" runs it with --baseline's python package."""
     cmd = [sys.executable, __file__, "--worker", recipe, "--threads", str(threads), "--depth", str(depth),
            "--data", args.data, "--epochs", str(args.epochs), "--batch-size", str(args.batch_size),
            "--seed", str(args.seed)]
     if budget:
         cmd += ["--budget", str(int(budget))]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": "python"})
+    path = os.path.join(args.baseline, "python") if build == "baseline" else "python"
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": path})
     if proc.returncode != 0:
         raise SystemExit(f"autotune bench: {recipe} threads={threads} depth={depth} failed ({proc.returncode})")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -91,6 +97,10 @@ def main():
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", default="2", help="the untuned setting's num_threads (budget part)")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--grid-threads", default="1,2,3,4", help="hand-picked num_threads values")
+    ap.add_argument("--grid-depths", default="1,2,3", help="hand-picked prefetch_queue_depth values")
+    ap.add_argument("--baseline", help="a checkout of another commit with its package built (python/): its "
+                                       "auto setting runs alternately with this one's (before/after)")
     ap.add_argument("--skip-grid", action="store_true")
     ap.add_argument("--skip-budget", action="store_true")
     ap.add_argument("--json", help="write every run here")
@@ -107,26 +117,36 @@ def main():
     every = []
     for recipe in recipes:
         if not args.skip_grid:
-            settings = HAND + [("auto", "auto")]
+            threads_grid = [int(t) for t in args.grid_threads.split(",")]
+            depths = [int(d) for d in args.grid_depths.split(",")]
+            hand = [(t, d) for t in threads_grid for d in depths]
+            autos = [("auto", "auto")] + ([("auto", "auto", "baseline")] if args.baseline else [])
+            settings = hand + autos
             results = {s: [] for s in settings}
             for rnd in range(args.rounds):
                 for s in (settings if rnd % 2 == 0 else settings[::-1]):
-                    r = run(args, recipe, *s)
+                    r = run(args, recipe, s[0], s[1], build=s[2] if len(s) > 2 else None)
+                    r["build"] = s[2] if len(s) > 2 else "this"
                     results[s].append(r)
                     every.append(r)
             rows = {s: med(rs, "images_per_s") for s, rs in results.items()}
-            best = max((s for s in HAND), key=lambda s: rows[s])
-            print(f"\n{recipe}: images/s (median of {args.rounds}); rows threads, columns depth 1..3")
-            for t in (1, 2, 3, 4):
-                print(f"  {t} threads: " + "  ".join(f"{rows[(t, d)]:7.1f}" for d in (1, 2, 3)))
-            auto = rows[("auto", "auto")]
-            chosen = [r.get("autotune", {}) for r in results[("auto", "auto")]]
-            print(f"  auto: {auto:7.1f} images/s, ratio to the best hand-picked ({best[0]} threads, depth {best[1]}: "
-                  f"{rows[best]:.1f}) = {auto / rows[best]:.3f}; per round auto/best: "
-                  + ", ".join(f"{a['images_per_s'] / b['images_per_s']:.3f}"
-                              for a, b in zip(results[("auto", "auto")], results[best])))
-            for c in chosen:
-                print(f"    auto chose threads {c.get('threads')} depth {c.get('depth')} (changes {c.get('changes')})")
+            best = max(hand, key=lambda s: rows[s])
+            print(f"\n{recipe}: images/s (median of {args.rounds}); rows threads, columns depth "
+                  + ",".join(map(str, depths)))
+            for t in threads_grid:
+                print(f"  {t} threads: " + "  ".join(f"{rows[(t, d)]:7.1f}" for d in depths))
+            for s in autos:
+                label = "auto (baseline build)" if len(s) > 2 else "auto"
+                auto = rows[s]
+                # Per round: auto over the best hand-picked setting's run of the same round.
+                per_round = [a["images_per_s"] / b["images_per_s"] for a, b in zip(results[s], results[best])]
+                print(f"  {label}: {auto:7.1f} images/s, ratio to the best hand-picked ({best[0]} threads, depth "
+                      f"{best[1]}: {rows[best]:.1f}) = {auto / rows[best]:.3f}; per round auto/best: "
+                      + ", ".join(f"{q:.3f}" for q in per_round) + f" (median {statistics.median(per_round):.3f})")
+                for r in results[s]:
+                    c = r.get("autotune", {})
+                    print(f"    threads {c.get('threads')} depth {c.get('depth')} changes {c.get('changes')}"
+                          + (f" trials {c['trials']}" if c.get("trials") else ""))
         if not args.skip_budget:
             untuned = [run(args, recipe, args.threads, 2) for _ in range(args.rounds)]
             growth = med(untuned, "rss_growth_mb")

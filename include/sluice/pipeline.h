@@ -55,8 +55,10 @@ struct PipelineOptions {
   int cpu_queue_depth = 2;     // prefetch_queue_depth, or its cpu_size
   int gpu_queue_depth = 2;     // prefetch_queue_depth's gpu_size
   // Autotuning (a Sluice extension; DALI has none). auto_threads: num_threads is ignored; the
-  // executor starts with one worker per available CPU (affinity mask, cgroup quota) and adjusts
-  // between batches from the measured stage and consumer times. auto_queue_depth: the queue depths
+  // executor starts with one worker per available CPU (affinity mask, cgroup quota), measures the
+  // consumer's throughput there, then hill-climbs on it up to twice the CPUs (and below when the
+  // consumer is the bottleneck), keeping a count only when it is measurably faster; it never
+  // settles below the default's measured throughput. auto_queue_depth: the queue depths
   // are ignored; the rings get kMaxAutoQueueDepth slots and the executor uses as many as the
   // variance of the stage times asks for. memory_budget (bytes, 0: none): the host buffers of the
   // cpu stage's slots plus one batch's outputs (held by the consumer while the next is made) stay
@@ -163,6 +165,14 @@ struct AutotuneChange {
   std::string reason;
 };
 
+// One step of the thread search (num_threads="auto"): a count measured over a few windows.
+struct AutotuneTrial {
+  int threads = 0;
+  double batches_per_s = 0;  // the median of the step's windows (batches taken by the consumer)
+  double wait_fraction = 0;  // the consumer's wait over its period in the median window
+  bool kept = false;         // the best count after this step (the default's baseline always is)
+};
+
 // What the autotuner chose and the measurements it chose from (PipelineOptions' auto_threads,
 // auto_queue_depth, memory_budget).
 struct AutotuneStatistics {
@@ -171,7 +181,7 @@ struct AutotuneStatistics {
   bool auto_queue_depth = false;
   size_t memory_budget = 0;
   int threads = 0;       // workers now
-  int max_threads = 0;   // the CPUs available to the process (the pool's bound)
+  int max_threads = 0;   // the pool's bound: the most threads the search measures (2 x the CPUs)
   int depth = 0;         // slots of the cpu ring in use now
   int max_depth = 0;     // the ring's size
   // The last window of batches measured (means per batch).
@@ -184,6 +194,15 @@ struct AutotuneStatistics {
   size_t output_bytes = 0;  // one batch's pipeline outputs
   size_t needed_bytes = 0;  // depth * slot_bytes + output_bytes
   std::vector<AutotuneChange> changes;  // oldest first (the first: the initial choice)
+  // The thread search (auto_threads): where it started (the fixed default: the available CPUs),
+  // its phase ("baseline", "up", "down", "settled"), how often it started (1 + restarts after the
+  // workload changed), the best count and its rate, and every step measured (the last 32).
+  int default_threads = 0;
+  std::string search_phase;
+  int searches = 0;
+  int best_threads = 0;
+  double best_batches_per_s = 0;
+  std::vector<AutotuneTrial> trials;
 };
 
 struct ExecutorStatistics {

@@ -316,7 +316,10 @@ class Pipeline:
         counts (a Sluice extension; e.g. experimental.inputs.video's "decoder_starts"), {} for most. With ``num_threads="auto"``,
         ``prefetch_queue_depth="auto"`` or ``memory_budget``, one more entry, ``"autotune"`` (a Sluice
         extension; it has no "op" key): the threads and depth in use, their bounds, the budget, the
-        last window's measurements and the list of changes (batch, threads, depth, reason)."""
+        last window's measurements, the list of changes (batch, threads, depth, reason) and, with
+        ``num_threads="auto"``, the thread search ("search": the default it started from, its
+        phase, the best count and its batches/s, and every step measured: threads, batches/s,
+        the consumer's wait fraction, kept)."""
         stats = self._built().executor_statistics()
         out = {}
         for s in stats.operators:
@@ -402,7 +405,12 @@ def _autotune_dict(a):
                          "period_ms": a.period_ms, "wait_ms": a.wait_ms, "slot_bytes": a.slot_bytes,
                          "output_bytes": a.output_bytes, "needed_bytes": a.needed_bytes},
             "changes": [{"batch": c.batch, "threads": c.threads, "depth": c.depth, "reason": c.reason}
-                        for c in a.changes]}
+                        for c in a.changes],
+            "search": None if not a.auto_threads else {
+                "default_threads": a.default_threads, "phase": a.search_phase, "searches": a.searches,
+                "best_threads": a.best_threads, "best_batches_per_s": a.best_batches_per_s,
+                "trials": [{"threads": t.threads, "batches_per_s": t.batches_per_s,
+                            "wait_fraction": t.wait_fraction, "kept": t.kept} for t in a.trials]}}
 
 
 def _is_auto(value, name):

@@ -50,6 +50,12 @@ void BindStatistics(nb::module_& m) {
       .def_ro("depth", &AutotuneChange::depth)
       .def_ro("reason", &AutotuneChange::reason);
 
+  nb::class_<AutotuneTrial>(m, "AutotuneTrial")
+      .def_ro("threads", &AutotuneTrial::threads)
+      .def_ro("batches_per_s", &AutotuneTrial::batches_per_s)
+      .def_ro("wait_fraction", &AutotuneTrial::wait_fraction)
+      .def_ro("kept", &AutotuneTrial::kept);
+
   nb::class_<AutotuneStatistics>(m, "AutotuneStatistics")
       .def_ro("enabled", &AutotuneStatistics::enabled)
       .def_ro("auto_threads", &AutotuneStatistics::auto_threads)
@@ -67,7 +73,13 @@ void BindStatistics(nb::module_& m) {
       .def_ro("slot_bytes", &AutotuneStatistics::slot_bytes)
       .def_ro("output_bytes", &AutotuneStatistics::output_bytes)
       .def_ro("needed_bytes", &AutotuneStatistics::needed_bytes)
-      .def_ro("changes", &AutotuneStatistics::changes);
+      .def_ro("changes", &AutotuneStatistics::changes)
+      .def_ro("default_threads", &AutotuneStatistics::default_threads)
+      .def_ro("search_phase", &AutotuneStatistics::search_phase)
+      .def_ro("searches", &AutotuneStatistics::searches)
+      .def_ro("best_threads", &AutotuneStatistics::best_threads)
+      .def_ro("best_batches_per_s", &AutotuneStatistics::best_batches_per_s)
+      .def_ro("trials", &AutotuneStatistics::trials);
 
   nb::class_<ExecutorStatistics>(m, "ExecutorStatistics")
       .def_ro("operators", &ExecutorStatistics::operators)

@@ -56,12 +56,15 @@ def test_bad_values_are_rejected_naming_the_argument(kwargs, error, name):
 
 
 def test_the_same_seed_gives_the_same_batches_whatever_the_threads():
-    ref = _run(_random_pipe(num_threads=1), 24)
+    ref = _run(_random_pipe(num_threads=1), 60)
     auto = _random_pipe(num_threads="auto", prefetch_queue_depth="auto")
-    got = _run(auto, 24)
+    got = _run(auto, 60)
     for a, b in zip(ref, got):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
+    # The search measured another count after the default's baseline (it goes up to twice the CPUs).
+    changes = auto.executor_statistics()["autotune"]["changes"]
+    assert len({c["threads"] for c in changes}) >= 2, changes
 
 
 def test_statistics_report_the_choice_and_its_measurements():
@@ -73,14 +76,30 @@ def test_statistics_report_the_choice_and_its_measurements():
     assert a["auto_threads"] and a["auto_queue_depth"] and a["memory_budget"] is None
     assert 1 <= a["threads"] <= a["max_threads"] and 1 <= a["depth"] <= a["max_depth"] == 4
     m = a["measured"]
-    assert m["batches"] >= 8 and m["stage_ms"] > 0 and m["period_ms"] > 0
+    assert m["batches"] >= 4 and m["stage_ms"] > 0 and m["period_ms"] > 0
     assert m["slot_bytes"] >= 16 * 256 * 8 and m["output_bytes"] > 0
     first = a["changes"][0]
-    assert first["batch"] == 0 and first["threads"] == a["max_threads"] and "every available CPU" in first["reason"]
+    search = a["search"]
+    # The search starts at the fixed default (every available CPU) and may measure up to twice that.
+    assert search["default_threads"] >= 1 and a["max_threads"] == 2 * search["default_threads"]
+    assert first["batch"] == 0 and first["threads"] == search["default_threads"]
+    assert "every available CPU" in first["reason"]
+    assert search["phase"] in ("baseline", "up", "down", "settled") and search["searches"] >= 1
+    # 30 batches: the baseline step (6 windows of 4 after 2 of warm-up) is done and reported.
+    assert search["trials"], a["changes"]
+    base = search["trials"][0]
+    assert base["threads"] == search["default_threads"] and base["kept"] and base["batches_per_s"] > 0
+    assert 0 <= base["wait_fraction"] <= 1
+    assert search["best_batches_per_s"] >= base["batches_per_s"]
+    assert any("batches/s (the default)" in c["reason"] for c in a["changes"])
     # Without autotuning there is no entry.
     plain = _random_pipe(num_threads=2)
     _run(plain, 2)
     assert "autotune" not in plain.executor_statistics()
+    # Autotuning without auto threads: no search.
+    depth_only = _random_pipe(num_threads=2, prefetch_queue_depth="auto")
+    _run(depth_only, 2)
+    assert depth_only.executor_statistics()["autotune"]["search"] is None
 
 
 def test_memory_budget_lowers_the_depth_to_fit():

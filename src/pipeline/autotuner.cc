@@ -6,10 +6,16 @@
 namespace sluice {
 
 Autotuner::Autotuner(const TuneLimits& limits, int threads, int depth)
-    : limits_(limits), threads_(threads), depth_(depth), wanted_depth_(std::min(2, limits.max_depth)) {
+    : limits_(limits),
+      threads_(threads),
+      depth_(depth),
+      wanted_depth_(std::min(2, limits.max_depth)),
+      search_(StartThreadSearch(limits)) {
   std::lock_guard lk(mu_);
   std::string why;
-  if (limits_.tune_threads) why = std::to_string(threads) + " threads: every available CPU";
+  if (limits_.tune_threads)
+    why = std::to_string(threads) + " threads: the default (every available CPU), measured first; then up to " +
+          std::to_string(limits_.max_threads);
   if (limits_.memory_budget > 0)
     why += (why.empty() ? "" : "; ") + std::string("depth 1 until a batch shows its size (memory_budget)");
   else if (limits_.tune_depth)
@@ -30,6 +36,7 @@ void Autotuner::Record(const std::string& reason) {
 std::optional<std::string> Autotuner::OnCpuBatch(double stage_ms, size_t slot_bytes, size_t output_bytes) {
   std::lock_guard lk(mu_);
   stage_ms_.push_back(stage_ms);
+  ++window_cpu_batches_;
   slot_bytes_ = std::max(slot_bytes_, slot_bytes);
   output_bytes_ = std::max(output_bytes_, output_bytes);
   if (limits_.memory_budget == 0) return std::nullopt;
@@ -44,7 +51,8 @@ std::optional<std::string> Autotuner::OnCpuBatch(double stage_ms, size_t slot_by
   w.depth = depth_;
   w.slot_bytes = slot_bytes_;
   w.output_bytes = output_bytes_;
-  const TuneDecision d = DecideTuning(budget_only, w, {});
+  ThreadSearch unused;
+  const TuneDecision d = DecideTuning(budget_only, w, unused);
   last_decision_.needed_bytes = d.needed_bytes;
   if (!d.fits)
     return "one batch needs " + std::to_string(d.needed_bytes) + " bytes (a slot of " + std::to_string(slot_bytes_) +
@@ -74,7 +82,8 @@ void Autotuner::OnTake(double wait_ms) {
 
 Autotuner::Setting Autotuner::Poll() {
   std::lock_guard lk(mu_);
-  if (!(limits_.tune_threads || limits_.tune_depth) || window_takes_ < kWindowTakes || stage_ms_.size() < 2)
+  if (!(limits_.tune_threads || limits_.tune_depth) || window_takes_ < kWindowTakes ||
+      window_cpu_batches_ < 2)
     return {threads_, depth_};
   TuneWindow w;
   w.threads = threads_;
@@ -89,34 +98,24 @@ Autotuner::Setting Autotuner::Poll() {
   w.wait_ms = window_wait_sum_ / window_takes_;
   w.slot_bytes = slot_bytes_;
   w.output_bytes = output_bytes_;
-  // The same thread count now runs at a clearly different period: the workload or the consumer
-  // changed, and what the other counts measured no longer holds.
-  ++windows_;
-  auto known = period_by_threads_.find(threads_);
-  if (known != period_by_threads_.end() &&
-      std::abs(w.period_ms - known->second.period_ms) > kWorkloadChange * known->second.period_ms)
-    period_by_threads_.clear();
-  period_by_threads_[threads_] = {w.period_ms, windows_};
-  wanted_depth_ = DepthForVariance(w.stage_ms, w.stage_stddev_ms, limits_.max_depth);
-  // Higher counts measured slower long ago do not keep the tuner from adding threads for good
-  // (lower counts do keep it from measuring them again: that costs throughput).
-  std::map<int, double> periods;
-  for (const auto& [k, m] : period_by_threads_)
-    if (k <= threads_ || windows_ - m.window <= kStaleWindows) periods[k] = m.period_ms;
   TuneLimits limits = limits_;
   limits.fixed_depth = depth_;
-  const TuneDecision d = DecideTuning(limits, w, periods);
+  const TuneDecision d = DecideTuning(limits, w, search_);
+  if (d.step_ended) wanted_depth_ = DepthForVariance(w.stage_ms, w.stage_stddev_ms, limits_.max_depth);
   last_window_ = w;
   last_decision_ = d;
-  stage_ms_.clear();
+  if (d.step_ended) stage_ms_.clear();
   window_takes_ = 0;
+  window_cpu_batches_ = 0;
   window_period_sum_ = window_wait_sum_ = 0;
   // A failed fit is reported by OnCpuBatch; here the depth stays what fits.
   if (d.fits && (d.threads != threads_ || d.depth != depth_)) {
     threads_ = d.threads;
     depth_ = d.depth;
-    skip_takes_ = kSettleTakes;
+    skip_takes_ = std::max(kSettleTakes, depth_);  // the ring may hold batches made at the old setting
     Record(d.reason);
+  } else if (!d.reason.empty()) {
+    Record(d.reason);  // a step ended without a change (settled where it was measured)
   }
   return {threads_, depth_};
 }
@@ -141,6 +140,12 @@ AutotuneStatistics Autotuner::Snapshot() const {
   s.output_bytes = output_bytes_;
   s.needed_bytes = static_cast<size_t>(depth_) * slot_bytes_ + output_bytes_;
   s.changes = changes_;
+  s.default_threads = StartThreadSearch(limits_).threads;
+  s.search_phase = limits_.tune_threads ? PhaseName(search_.phase) : "";
+  s.searches = search_.searches;
+  s.best_threads = search_.best_threads;
+  s.best_batches_per_s = search_.best_rate;
+  for (const ThreadTrial& t : search_.trials) s.trials.push_back({t.threads, t.batches_per_s, t.wait_fraction, t.kept});
   return s;
 }
 

@@ -1,16 +1,15 @@
 // The executor's autotuner: collects windows of measurements (the cpu stage's time per batch and
 // its slot's bytes, the consumer's period and wait), asks the policy (autotune_policy.h) for the
-// worker count and depth, and keeps the decisions for the statistics. The executor applies them:
-// the thread pool's size at the start of a cpu batch (outside its lock), the ring's depth limit
-// under its lock.
+// worker count and depth, and keeps the decisions and the thread search's steps for the
+// statistics. The executor applies them: the thread pool's size at the start of a cpu batch
+// (outside its lock), the ring's depth limit under its lock.
 //
 // Windows: the first kWarmupTakes batches taken are not measured (first allocations); a window
 // ends after kWindowTakes batches taken and at least two cpu batches; after a change the next
-// kSettleTakes batches taken (made at the old setting) are not measured. The memory budget is
+// max(kSettleTakes, depth) batches taken (made at the old setting) are not measured. The memory budget is
 // checked after every cpu batch, not per window: a slot that grew lowers the depth at once, and
-// until the first batch shows a slot's size the depth is 1. The policy sees the period measured at
-// each thread count, minus higher counts measured more than kStaleWindows windows ago, and none
-// from before a window at the same count ran kWorkloadChange faster or slower (the load changed).
+// until the first batch shows a slot's size the depth is 1. The stage times behind the depth's
+// variance are those since the last thread step ended.
 //
 // Concurrency: one mutex of its own, the innermost lock (taken with or without the executor's mu_;
 // never calls out while holding it). OnCpuBatch/Poll come from the cpu stage's thread, OnTake from
@@ -19,7 +18,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -34,14 +32,9 @@ namespace sluice {
 class Autotuner {
  public:
   static constexpr int kWarmupTakes = 2;
-  static constexpr int kWindowTakes = 8;
+  static constexpr int kWindowTakes = 4;
   static constexpr int kSettleTakes = 2;
   static constexpr size_t kMaxChanges = 64;
-  // A window whose period differs this much from the last one at the same thread count forgets the
-  // periods measured at other counts (the workload or the consumer changed).
-  static constexpr double kWorkloadChange = 0.5;
-  // A higher thread count's period older than this many windows is forgotten.
-  static constexpr int64_t kStaleWindows = 4;
 
   // `threads`: the pool's workers now; `depth`: the depth limit the executor starts with.
   Autotuner(const TuneLimits& limits, int threads, int depth);
@@ -77,20 +70,16 @@ class Autotuner {
   int skip_takes_ = kWarmupTakes;
   std::optional<Clock::time_point> last_take_;
   // The current window.
-  std::vector<double> stage_ms_;
+  std::vector<double> stage_ms_;  // since the last thread step ended
   int window_takes_ = 0;
+  int window_cpu_batches_ = 0;
   double window_period_sum_ = 0;
   double window_wait_sum_ = 0;
   size_t slot_bytes_ = 0;
   size_t output_bytes_ = 0;
   TuneWindow last_window_;
   TuneDecision last_decision_;
-  struct Measured {
-    double period_ms;
-    int64_t window;
-  };
-  std::map<int, Measured> period_by_threads_;
-  int64_t windows_ = 0;
+  ThreadSearch search_;
   std::vector<AutotuneChange> changes_;
 };
 

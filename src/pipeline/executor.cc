@@ -29,8 +29,13 @@ size_t DeviceStageStart(const Graph& graph, int device_stage_from) {
 Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), graph_(std::move(graph)) {
   if (!cfg_.options.memory) cfg_.options.memory.emplace();
   if (cfg_.options.auto_threads) {
-    if (cfg_.max_threads <= 0) cfg_.max_threads = AvailableCpus();  // tests may set the bound
-    cfg_.options.num_threads = cfg_.max_threads;
+    // The search starts at the fixed default (one worker per available CPU) and measures counts up
+    // to twice that (decode workers block on I/O and page faults). Tests may set both.
+    const int cpus = AvailableCpus();
+    if (cfg_.auto_start_threads <= 0) cfg_.auto_start_threads = cpus;
+    if (cfg_.max_threads <= 0) cfg_.max_threads = 2 * cfg_.auto_start_threads;
+    cfg_.auto_start_threads = std::min(cfg_.auto_start_threads, cfg_.max_threads);
+    cfg_.options.num_threads = cfg_.auto_start_threads;
   }
   const PipelineOptions& o = cfg_.options;
   gpu_ = GpuContext::ForGraph(graph_, o.device_id);
@@ -61,6 +66,7 @@ Executor::Executor(ExecutorConfig cfg, Graph graph) : cfg_(std::move(cfg)), grap
     TuneLimits limits;
     limits.tune_threads = o.auto_threads;
     limits.tune_depth = auto_depth;
+    limits.default_threads = runner_->pool().active_threads();
     limits.max_threads = runner_->pool().num_threads();
     limits.max_depth = cpu_depth;
     limits.fixed_depth = cpu_depth;

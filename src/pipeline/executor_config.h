@@ -19,9 +19,11 @@ struct ExecutorConfig {
   // device stage for CPU-only graphs. (Tests split CPU-only graphs with it.)
   int device_stage_from = -1;
   // The thread pool's bound (ThreadPool's max_threads): 0 for options.num_threads; with
-  // options.auto_threads the executor sets it (and num_threads) to the available CPUs unless it
-  // is set (tests).
+  // options.auto_threads the executor sets it to 2 * auto_start_threads unless it is set (tests).
   int max_threads = 0;
+  // options.auto_threads: the worker count the search starts from (and options.num_threads); 0:
+  // the available CPUs (the fixed default). Tests set it.
+  int auto_start_threads = 0;
 
   const MemoryConfig& memory() const { return *options.memory; }  // set by the executor if unset
 };

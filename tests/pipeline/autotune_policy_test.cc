@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
+#include <vector>
 
 #include "pipeline/autotune_policy.h"
 #include "pipeline/autotuner.h"
@@ -14,10 +17,11 @@
 namespace sluice {
 namespace {
 
-TuneLimits Limits(int max_threads, bool threads = true, bool depth = false) {
+TuneLimits Limits(int max_threads, bool threads = true, bool depth = false, int default_threads = 2) {
   TuneLimits l;
   l.tune_threads = threads;
   l.tune_depth = depth;
+  l.default_threads = default_threads;
   l.max_threads = max_threads;
   l.max_depth = 4;
   l.fixed_depth = 2;
@@ -35,43 +39,208 @@ TuneWindow Window(int threads, double stage_ms, double period_ms, double wait_ms
   return w;
 }
 
-TEST(AutotunePolicy, AddsAThreadWhenTheConsumerWaits) {
-  // The consumer waits 30 of its 40 ms: the cpu stage is the bottleneck.
-  const TuneDecision d = DecideTuning(Limits(4), Window(2, 40, 40, 30), {{2, 40.0}});
+// A machine for the search: the consumer's rate (batches/s) and wait fraction at each count.
+struct Machine {
+  std::map<int, double> rate;
+  double wait_fraction = 0.3;  // producer-bound unless set
+};
+
+// Feeds `steps` steps' windows measured on `m` (window i at the count the search asked for, its
+// rate from `m`, or from `override_rate(i)` when that returns > 0) and returns the count of each
+// window.
+template <class F>
+std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, int steps, F override_rate) {
+  const int windows = steps * kWindowsPerStep;
+  std::vector<int> counts;
+  int threads = s.threads;
+  for (int i = 0; i < windows; ++i) {
+    counts.push_back(threads);
+    const double forced = override_rate(i);
+    const double rate = forced > 0 ? forced : m.rate.at(threads);
+    const double period = 1000.0 / rate;
+    std::string reason;
+    const int next = StepThreadSearch(l, Window(threads, period / 2, period, m.wait_fraction * period), s, reason);
+    if (next != threads) EXPECT_FALSE(reason.empty());
+    threads = next;
+  }
+  return counts;
+}
+std::vector<int> Feed(const TuneLimits& l, ThreadSearch& s, const Machine& m, int steps) {
+  return Feed(l, s, m, steps, [](int) { return 0.0; });
+}
+
+// The count of every window when the search measures `counts`, one step each.
+std::vector<int> Steps(std::initializer_list<int> counts) {
+  std::vector<int> out;
+  for (int c : counts) out.insert(out.end(), kWindowsPerStep, c);
+  return out;
+}
+
+TEST(AutotunePolicy, StartsAtTheDefaultAndClimbsAboveTheCoresWhileFaster) {
+  // 2 CPUs (default 2, up to 4): 3 and 4 threads are each faster (decode threads block on I/O).
+  const TuneLimits l = Limits(4);
+  ThreadSearch s = StartThreadSearch(l);
+  EXPECT_EQ(s.threads, 2);
+  EXPECT_EQ(s.phase, ThreadSearch::Phase::kBaseline);
+  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 13.0}}}, 4);
+  // kWindowsPerStep windows per count: the default, then one thread more while it is faster.
+  EXPECT_EQ(counts, Steps({2, 3, 4, 4}));
+  EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
+  EXPECT_EQ(s.threads, 4);
+  EXPECT_EQ(s.best_threads, 4);
+  EXPECT_DOUBLE_EQ(s.best_rate, 13.0);
+  ASSERT_EQ(s.trials.size(), 3u);  // settled checks are not trials
+  EXPECT_EQ(s.trials[0].threads, 2);
+  EXPECT_TRUE(s.trials[0].kept);
+  EXPECT_EQ(s.trials[1].threads, 3);
+  EXPECT_DOUBLE_EQ(s.trials[1].batches_per_s, 12.0);
+  EXPECT_TRUE(s.trials[1].kept);
+  EXPECT_EQ(s.trials[2].threads, 4);
+  EXPECT_TRUE(s.trials[2].kept);
+}
+
+TEST(AutotunePolicy, StopsAtTheFirstCountThatIsNotFasterByTheThreshold) {
+  const TuneLimits l = Limits(8);
+  ThreadSearch s = StartThreadSearch(l);
+  // 4 threads gain 1% over 3: within noise, not kept; 5 threads are never measured.
+  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 12.12}, {5, 20.0}}}, 5);
+  EXPECT_EQ(counts, Steps({2, 3, 4, 3, 3}));
+  EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
+  EXPECT_EQ(s.threads, 3);
+  ASSERT_EQ(s.trials.size(), 3u);
+  EXPECT_FALSE(s.trials[2].kept);
+}
+
+TEST(AutotunePolicy, ReturnsToTheDefaultWhenNothingBeatsIt) {
+  // Producer-bound, and one thread more is slower: back to the default, nothing below is tried.
+  const TuneLimits l = Limits(4);
+  ThreadSearch s = StartThreadSearch(l);
+  const auto counts = Feed(l, s, {{{1, 6.0}, {2, 10.0}, {3, 9.5}}}, 3);
+  EXPECT_EQ(counts, Steps({2, 3, 2}));
+  EXPECT_EQ(s.threads, 2);
+  EXPECT_EQ(s.best_threads, 2);
+  EXPECT_DOUBLE_EQ(s.best_rate, 10.0);
+}
+
+TEST(AutotunePolicy, MeasuresBelowTheDefaultOnlyWhenTheConsumerIsTheBottleneck) {
+  const TuneLimits l = Limits(4);
+  // The consumer hardly waits and one worker less leaves it a core: 1 thread is faster.
+  Machine consumer_bound{{{1, 10.5}, {2, 10.0}, {3, 10.0}}, 0.01};
+  ThreadSearch s = StartThreadSearch(l);
+  auto counts = Feed(l, s, consumer_bound, 4);
+  EXPECT_EQ(counts, Steps({2, 3, 1, 1}));
+  EXPECT_EQ(s.threads, 1);
+  ASSERT_EQ(s.trials.size(), 3u);
+  EXPECT_TRUE(s.trials[2].kept);
+  // One worker less is slower: back to the default.
+  consumer_bound.rate[1] = 9.0;
+  s = StartThreadSearch(l);
+  counts = Feed(l, s, consumer_bound, 4);
+  EXPECT_EQ(counts, Steps({2, 3, 1, 2}));
+  EXPECT_EQ(s.threads, 2);
+  // A count above the default was kept: nothing below is measured.
+  consumer_bound.rate[3] = 11.0;
+  consumer_bound.rate[4] = 11.0;
+  s = StartThreadSearch(l);
+  counts = Feed(l, s, consumer_bound, 4);
+  EXPECT_EQ(counts, Steps({2, 3, 4, 3}));
+}
+
+TEST(AutotunePolicy, NeverPastTwiceTheCpus) {
+  const TuneLimits l = Limits(4);
+  ThreadSearch s = StartThreadSearch(l);
+  const auto counts = Feed(l, s, {{{2, 10.0}, {3, 20.0}, {4, 40.0}, {5, 80.0}}}, 4);
+  EXPECT_EQ(*std::max_element(counts.begin(), counts.end()), 4);
+  EXPECT_EQ(s.threads, 4);
+  EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
+  // One CPU: the baseline, then 2 threads at most.
+  const TuneLimits one = Limits(2, true, false, 1);
+  s = StartThreadSearch(one);
+  EXPECT_EQ(Feed(one, s, {{{1, 10.0}, {2, 30.0}}}, 3), Steps({1, 2, 2}));
+}
+
+TEST(AutotunePolicy, TheMedianWindowDecidesNotAnOutlier) {
+  const TuneLimits l = Limits(4);
+  const Machine m{{{2, 10.0}, {3, 10.0}, {4, 10.0}}};
+  // One window at 3 threads runs twice as fast (another process paused): the median of the
+  // step's windows is 10, not kept.
+  ThreadSearch s = StartThreadSearch(l);
+  auto counts = Feed(l, s, m, 3, [](int i) { return i == kWindowsPerStep + 1 ? 20.0 : 0.0; });
+  EXPECT_EQ(counts, Steps({2, 3, 2}));
+  EXPECT_DOUBLE_EQ(s.trials[1].batches_per_s, 10.0);
+  // One window of the baseline runs at half speed: the baseline is still 10, and 3 threads at
+  // 10.2 (2%) do not beat it.
+  Machine slight = m;
+  slight.rate[3] = 10.2;
+  s = StartThreadSearch(l);
+  counts = Feed(l, s, slight, 3, [](int i) { return i == 1 ? 5.0 : 0.0; });
+  EXPECT_DOUBLE_EQ(s.trials[0].batches_per_s, 10.0);
+  EXPECT_EQ(s.threads, 2);
+}
+
+TEST(AutotunePolicy, SearchesAgainWhenTheWorkloadChanges) {
+  const TuneLimits l = Limits(4);
+  ThreadSearch s = StartThreadSearch(l);
+  Feed(l, s, {{{2, 10.0}, {3, 12.0}, {4, 11.0}}}, 4);
+  ASSERT_EQ(s.phase, ThreadSearch::Phase::kSettled);
+  ASSERT_EQ(s.threads, 3);
+  // Within kWorkloadChange of the settled rate: stays.
+  Feed(l, s, {{{3, 12.0 * (1 - kWorkloadChange) + 0.1}}}, 2);
+  EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
+  EXPECT_EQ(s.searches, 1);
+  // The consumer became slow: every count runs at 4 batches/s. A new search from the default,
+  // which (nothing beating it) it settles on.
+  const Machine slow{{{1, 4.0}, {2, 4.0}, {3, 4.0}, {4, 4.0}}, 0.0};
+  const auto counts = Feed(l, s, slow, 5);
+  EXPECT_EQ(counts, Steps({3, 2, 3, 1, 2}));
+  EXPECT_EQ(s.searches, 2);
+  EXPECT_EQ(s.threads, 2);
+  EXPECT_EQ(s.phase, ThreadSearch::Phase::kSettled);
+  EXPECT_EQ(s.trials.size(), 6u);  // both searches' steps
+}
+
+TEST(AutotunePolicy, StepsScaleWithTheCpus) {
+  TuneLimits l = Limits(32, true, false, 16);
+  EXPECT_EQ(ThreadStepSize(l), 4);
+  ThreadSearch s = StartThreadSearch(l);
+  const auto counts = Feed(l, s, {{{16, 10.0}, {20, 12.0}, {24, 12.1}}}, 3);
+  EXPECT_EQ(counts, Steps({16, 20, 24}));
+  EXPECT_EQ(s.threads, 20);
+  EXPECT_EQ(ThreadStepSize(Limits(4, true, false, 2)), 1);
+}
+
+TEST(AutotunePolicy, DecisionsExplainTheRatesAndTheDepthWaitsForTheStep) {
+  TuneLimits l = Limits(4, true, /*depth=*/true);
+  ThreadSearch s = StartThreadSearch(l);
+  TuneWindow w = Window(2, 50, 100, 30);
+  w.stage_stddev_ms = 40;  // cv 0.8: depth 4, but only when the step ends
+  TuneDecision d;
+  for (int i = 0; i + 1 < kWindowsPerStep; ++i) {
+    d = DecideTuning(l, w, s);
+    EXPECT_FALSE(d.step_ended);
+    EXPECT_EQ(d.depth, 2);
+    EXPECT_EQ(d.threads, 2);
+    EXPECT_TRUE(d.reason.empty());
+  }
+  d = DecideTuning(l, w, s);
+  EXPECT_TRUE(d.step_ended);
   EXPECT_EQ(d.threads, 3);
-  EXPECT_NE(d.reason.find("bottleneck"), std::string::npos) << d.reason;
-  // Never past the available CPUs: there, one thread less is measured once...
-  const TuneDecision probe = DecideTuning(Limits(2), Window(2, 40, 40, 30), {{2, 40.0}});
-  EXPECT_EQ(probe.threads, 1);
-  EXPECT_NE(probe.reason.find("measuring one thread less"), std::string::npos) << probe.reason;
-  // ...and when it was slower, the count stays.
-  EXPECT_EQ(DecideTuning(Limits(2), Window(2, 40, 40, 30), {{1, 60.0}, {2, 40.0}}).threads, 2);
-}
-
-TEST(AutotunePolicy, RemovesAThreadWhenTheConsumerIsTheBottleneckAndTheStageKeepsUp) {
-  // The consumer hardly waits; the stage takes 10 ms of a 50 ms period: one thread less (20 ms) keeps up.
-  const TuneDecision d = DecideTuning(Limits(4), Window(2, 10, 50, 0.1), {{2, 50.0}});
-  EXPECT_EQ(d.threads, 1);
-  EXPECT_NE(d.reason.find("consumer is the bottleneck"), std::string::npos) << d.reason;
-  // 30 ms of stage at 2 threads would be 60 ms at 1: more than the period, so it stays.
-  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 30, 50, 0.1), {{2, 50.0}}).threads, 2);
-}
-
-TEST(AutotunePolicy, DoesNotRetryACountMeasuredSlowerAndReturnsToAFasterOne) {
-  // 3 threads were measured slower than 2 now: no step up even though the consumer waits.
-  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 40, 40, 30), {{1, 70.0}, {2, 40.0}, {3, 45.0}}).threads, 2);
-  // (With 1 thread not measured yet, it is measured once.)
-  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 40, 40, 30), {{2, 40.0}, {3, 45.0}}).threads, 1);
-  // 1 thread was measured clearly slower: no step down.
-  EXPECT_EQ(DecideTuning(Limits(4), Window(2, 10, 50, 0.1), {{1, 60.0}, {2, 50.0}}).threads, 2);
-  // At 1 thread, 2 threads were measured clearly faster: back to 2.
-  const TuneDecision d = DecideTuning(Limits(4), Window(1, 40, 60, 20), {{1, 60.0}, {2, 50.0}});
+  EXPECT_EQ(d.depth, 4);
+  EXPECT_NE(d.reason.find("2 threads: 10.00 batches/s (the default)"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("measuring 3 threads"), std::string::npos) << d.reason;
+  w = Window(3, 50, 100 / 1.01, 30);
+  w.depth = 4;
+  for (int i = 0; i < kWindowsPerStep; ++i) d = DecideTuning(l, w, s);
   EXPECT_EQ(d.threads, 2);
-  EXPECT_NE(d.reason.find("measured faster"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("3 threads: 10.10 batches/s, not 3% above the best (2 threads, 10.00 batches/s)"), std::string::npos)
+      << d.reason;
+  EXPECT_NE(d.reason.find("settled on 2 threads"), std::string::npos) << d.reason;
 }
 
 TEST(AutotunePolicy, LeavesThreadsAloneWhenNotTuningThem) {
-  EXPECT_EQ(DecideTuning(Limits(4, /*threads=*/false), Window(2, 40, 40, 30), {{2, 40.0}}).threads, 2);
+  ThreadSearch s = StartThreadSearch(Limits(4, false));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(DecideTuning(Limits(4, /*threads=*/false), Window(3, 40, 40, 30), s).threads, 3);
+  EXPECT_TRUE(s.trials.empty());
 }
 
 TEST(AutotunePolicy, DeeperQueuesWhenStageTimesVary) {
@@ -83,7 +252,12 @@ TEST(AutotunePolicy, DeeperQueuesWhenStageTimesVary) {
   EXPECT_EQ(DepthForVariance(50, 40, 1), 1);
   TuneWindow w = Window(2, 50, 50, 30);
   w.stage_stddev_ms = 20;
-  const TuneDecision d = DecideTuning(Limits(2, false, /*depth=*/true), w, {});
+  ThreadSearch s;
+  TuneDecision d;
+  for (int i = 0; i < kWindowsPerStep; ++i) {
+    d = DecideTuning(Limits(2, false, /*depth=*/true), w, s);
+    EXPECT_EQ(d.depth, i + 1 < kWindowsPerStep ? 2 : 3);  // decided when the step ends
+  }
   EXPECT_EQ(d.depth, 3);
   EXPECT_NE(d.reason.find("cv 0.40"), std::string::npos) << d.reason;
 }
@@ -96,15 +270,16 @@ TEST(AutotunePolicy, MemoryBudgetLowersTheDepthOrReportsThatOneBatchDoesNotFit) 
   w.slot_bytes = 100;
   w.output_bytes = 30;
   l.memory_budget = 260;  // 2 slots (200) and the held outputs (30)
-  TuneDecision d = DecideTuning(l, w, {});
+  ThreadSearch s;
+  TuneDecision d = DecideTuning(l, w, s);
   EXPECT_TRUE(d.fits);
   EXPECT_EQ(d.depth, 2);
   EXPECT_EQ(d.needed_bytes, 230u);
   EXPECT_NE(d.reason.find("memory_budget"), std::string::npos);
   l.memory_budget = 1000;
-  EXPECT_EQ(DecideTuning(l, w, {}).depth, 4);
+  EXPECT_EQ(DecideTuning(l, w, s).depth, 4);
   l.memory_budget = 129;
-  d = DecideTuning(l, w, {});
+  d = DecideTuning(l, w, s);
   EXPECT_FALSE(d.fits);
   EXPECT_EQ(d.needed_bytes, 130u);
 }
@@ -132,7 +307,7 @@ TEST(Autotuner, BudgetStartsAtDepthOneThenFitsAndFailsWithTheNumbers) {
 TEST(Autotuner, CallsFromTheStageAndTheConsumerAtOnce) {
   TuneLimits l = Limits(4, true, true);
   l.memory_budget = 1 << 30;
-  Autotuner t(l, 4, Autotuner::InitialDepth(l));
+  Autotuner t(l, 2, Autotuner::InitialDepth(l));
   std::atomic<bool> done{false};
   std::thread consumer([&] {
     for (int i = 0; i < 400; ++i) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "pipeline/executor.h"
@@ -26,6 +27,7 @@ Graph SleepGraph(double ms) {
   return Graph(specs, {specs[4].outputs[0]});
 }
 
+// auto_threads: the search starts at `threads` and measures up to 4.
 ExecutorConfig SleepConfig(bool auto_threads, int threads) {
   ExecutorConfig c;
   c.options.batch_size = 8;
@@ -35,6 +37,7 @@ ExecutorConfig SleepConfig(bool auto_threads, int threads) {
   c.options.gpu_queue_depth = 2;
   c.seed = 5;
   c.max_threads = auto_threads ? 4 : 0;
+  c.auto_start_threads = auto_threads ? threads : 0;
   c.device_stage_from = 4;  // copy runs in the device stage
   return c;
 }
@@ -63,31 +66,53 @@ std::vector<std::vector<uint8_t>> Consume(Executor& ex, int iterations, F consum
   return all;
 }
 
-TEST(Autotuner, ResizesThePoolUnderLoadAndKeepsTheBatches) {
-  constexpr int kSlow = 60;  // batches with a slow consumer, then twice as many with a fast one
-  // 1 ms per sample: 8 ms of stage at one thread; the consumer first spends 30 ms per batch.
-  auto consumer = [](int it) { return it < kSlow ? 30.0 : 0.0; };
-  Executor tuned(SleepConfig(true, 1), SleepGraph(1.0));
-  const auto got = Consume(tuned, 3 * kSlow, consumer);
-  Executor fixed(SleepConfig(false, 3), SleepGraph(1.0));
-  EXPECT_EQ(got, Consume(fixed, 3 * kSlow, [](int) { return 0.0; }));
+std::string Log(const AutotuneStatistics& a) {
+  std::string log;
+  for (const auto& c : a.changes) log += std::to_string(c.batch) + ": " + std::to_string(c.threads) + " " + c.reason + "\n";
+  return log;
+}
+
+// The stage sleeps (as decode threads blocked on I/O): every thread more is faster, past the
+// default. The search climbs from the default (1) and the batches stay those of a fixed count.
+TEST(Autotuner, ClimbsPastTheDefaultWhileFasterAndKeepsTheBatches) {
+  // 4 ms per sample: 32 ms of stage at one thread, 16 at two, 8 at four; the consumer is fast.
+  Executor tuned(SleepConfig(true, 1), SleepGraph(4.0));
+  const auto got = Consume(tuned, 130, [](int) { return 0.0; });
+  Executor fixed(SleepConfig(false, 3), SleepGraph(4.0));
+  EXPECT_EQ(got, Consume(fixed, 130, [](int) { return 0.0; }));
 
   const AutotuneStatistics a = tuned.Statistics().autotune;
   ASSERT_TRUE(a.enabled);
+  EXPECT_EQ(a.default_threads, 1);
   EXPECT_EQ(a.max_threads, 4);
   ASSERT_GE(a.changes.size(), 2u);
-  EXPECT_EQ(a.changes[0].threads, 4);  // every CPU to start
-  // The slow consumer made it drop threads; the fast one made it add some back.
-  int lowest = 4, lowest_at = 0;
-  for (size_t i = 0; i < a.changes.size(); ++i)
-    if (a.changes[i].threads < lowest) lowest = a.changes[i].threads, lowest_at = static_cast<int>(i);
-  EXPECT_LT(lowest, 4);
-  bool grew = false;
-  for (size_t i = static_cast<size_t>(lowest_at) + 1; i < a.changes.size(); ++i)
-    grew = grew || a.changes[i].threads > lowest;
-  std::string log;
-  for (const auto& c : a.changes) log += std::to_string(c.batch) + ": " + std::to_string(c.threads) + " " + c.reason + "\n";
-  EXPECT_TRUE(grew) << "threads now " << a.threads << "\n" << log;
+  EXPECT_EQ(a.changes[0].threads, 1);  // the default to start
+  ASSERT_GE(a.trials.size(), 2u) << Log(a);
+  EXPECT_EQ(a.trials[0].threads, 1);
+  EXPECT_TRUE(a.trials[0].kept);
+  EXPECT_GT(a.trials[0].batches_per_s, 0);
+  // Two threads halve the stage time: kept (far above the threshold, whatever the machine's load).
+  EXPECT_EQ(a.trials[1].threads, 2);
+  EXPECT_TRUE(a.trials[1].kept) << Log(a);
+  EXPECT_GE(a.best_threads, 2) << Log(a);
+  EXPECT_GT(a.best_batches_per_s, a.trials[0].batches_per_s);
+}
+
+// A slow consumer: no count beats the default by much, and the search never settles on a count
+// measured slower than the default.
+TEST(Autotuner, NeverSettlesBelowTheDefaultsRate) {
+  Executor tuned(SleepConfig(true, 2), SleepGraph(0.5));
+  const auto got = Consume(tuned, 110, [](int) { return 15.0; });
+  Executor fixed(SleepConfig(false, 1), SleepGraph(0.5));
+  EXPECT_EQ(got, Consume(fixed, 110, [](int) { return 0.0; }));
+  const AutotuneStatistics a = tuned.Statistics().autotune;
+  ASSERT_GE(a.trials.size(), 2u) << Log(a);
+  EXPECT_EQ(a.trials[0].threads, 2);
+  EXPECT_EQ(a.search_phase, "settled") << Log(a);
+  EXPECT_GE(a.best_batches_per_s, a.trials[0].batches_per_s);
+  for (const auto& t : a.trials)
+    if (t.kept) EXPECT_GE(t.batches_per_s, a.trials[0].batches_per_s);
+  EXPECT_EQ(a.threads, a.best_threads);
 }
 
 }  // namespace
