@@ -164,6 +164,37 @@ def test_executor_statistics_format():
     assert q["cpu_stage_ms"] > 0 and q["device_stage_ms"] == 0  # no mixed/gpu operators
 
 
+def test_flip_hands_out_unflipped_samples_as_views():
+    """flip's samples with no flag set are views of its input, not copies: their values are right,
+    NumPy arrays of them stay intact through further runs, and with no flag set anywhere flip
+    reserves no memory of its own."""
+    pipe = sluice.Pipeline(batch_size=8, num_threads=2, seed=3)
+    with pipe:
+        x = fn.testing.counter(shape=[4, 5, 3])
+        flags = fn.random.coin_flip(probability=0.5)
+        pipe.set_outputs(x, fn.flip(x, horizontal=flags), flags)
+    held = []
+    for _ in range(6):  # the slots come round three times each
+        xs, ys, fs = pipe.run()
+        for i in range(8):
+            flip = int(np.asarray(fs[i]).reshape(-1)[0])
+            expected = np.asarray(xs[i])[:, ::-1] if flip else np.asarray(xs[i])
+            held.append((np.asarray(ys[i]), expected.copy()))
+    assert {bool((a == e).all()) for a, e in held} == {True}
+    assert any(not np.array_equal(held[0][1], e) for _, e in held[8:])  # later batches differ
+
+    pipe = sluice.Pipeline(batch_size=8, num_threads=2, seed=3, enable_memory_stats=True)
+    with pipe:
+        x = fn.testing.counter(shape=[4, 5, 3])
+        pipe.set_outputs(fn.flip(x, horizontal=0, name="flip"))
+    for k in range(3):
+        (ys,) = pipe.run()
+        assert all(np.array_equal(np.asarray(ys[i]), np.full((4, 5, 3), k * 8 + i)) for i in range(8))
+    st = pipe.executor_statistics()["flip"]
+    assert st["real_memory_size"][0] == 8 * 4 * 5 * 3 * np.asarray(ys[0]).itemsize
+    assert st["reserved_memory_size"][0] == 0
+
+
 def test_pipeline_def_bare_and_with_arguments():
     @sluice.pipeline_def
     def bare(value=1.0):

@@ -56,6 +56,40 @@ void TensorList::ResizeViews(const std::vector<TensorShape>& shapes, DType dtype
   for (auto& b : sample_bufs_) b.Free();
 }
 
+void TensorList::ResizeMixed(const std::vector<TensorShape>& shapes, DType dtype, const MemoryConfig& cfg,
+                             const std::vector<uint8_t>& views) {
+  if (views.size() != shapes.size())
+    throw Error("ResizeMixed: " + std::to_string(views.size()) + " view flags for " + std::to_string(shapes.size()) +
+                " samples");
+  shapes_ = shapes;
+  dtype_ = dtype;
+  sources_.resize(shapes.size());
+  if (contiguous_) {
+    contiguous_buf_.Free();
+    offsets_.clear();
+    contiguous_ = false;
+  }
+  // Every block of the list's own, whichever sample held it; views are let go.
+  std::vector<Buffer> own;
+  for (auto& b : sample_bufs_) {
+    if (!b.is_view() && b.capacity() > 0) own.push_back(std::move(b));
+    else b.Free();
+  }
+  const size_t n = shapes.size();
+  while (sample_bufs_.size() < n) sample_bufs_.emplace_back(kind_);
+  sample_bufs_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (views[i]) continue;
+    if (!own.empty()) {
+      sample_bufs_[i] = std::move(own.back());
+      own.pop_back();
+    }
+    sample_bufs_[i].Resize(sample_bytes(static_cast<int>(i)), cfg);
+  }
+  // Blocks no sample needs this batch stay after the samples (reserved, for the next batch).
+  for (auto& b : own) sample_bufs_.push_back(std::move(b));
+}
+
 void TensorList::ShareSample(int i, const TensorList& src, int j, size_t offset) {
   if (contiguous_) throw Error("cannot make one sample of a contiguous batch a view");
   if (src.kind_ != kind_)

@@ -41,7 +41,15 @@ class TensorList {
   // Sizes the batch for `shapes` of `dtype` without memory: every sample is to become a view
   // (ShareSample) before anything reads it. Per-sample storage; drops what the list held.
   void ResizeViews(const std::vector<TensorShape>& shapes, DType dtype);
-  // Sample i (its shape as set by Resize/ResizeViews) becomes a view of sample j of `src` from
+  // Sizes the batch for `shapes` of `dtype` with per-sample storage where the samples with a
+  // nonzero `views[i]` are to become views (ShareSample) before anything reads them and the others
+  // get memory of their own. The list's own blocks go to the samples that need memory (those
+  // that were views last batch included) and those left over are kept for the next batch, so a
+  // batch whose pass-through samples move around reuses its memory instead of freeing and
+  // allocating it. Throws unless views has one entry per shape.
+  void ResizeMixed(const std::vector<TensorShape>& shapes, DType dtype, const MemoryConfig& cfg,
+                   const std::vector<uint8_t>& views);
+  // Sample i (its shape as set by Resize/ResizeViews/ResizeMixed) becomes a view of sample j of `src` from
   // byte `offset` on, sample_bytes(i) bytes long: no copy. Per-sample storage only; throws for
   // another storage kind or a range past src's sample. `src` may be this list (j != i).
   void ShareSample(int i, const TensorList& src, int j, size_t offset = 0);

@@ -112,6 +112,13 @@ ThreadPool::ThreadPool(int num_threads, bool set_affinity, int max_threads) {
   for (int i = 0; i < num_threads; ++i) StartWorker(i);
 }
 
+ThreadPool::ThreadPool(InlineTag, int num_threads, int thread_id)
+    : inline_id_(thread_id), inline_threads_(num_threads) {
+  if (num_threads < 1 || thread_id < 0 || thread_id >= num_threads)
+    throw Error("an inline pool needs 0 <= thread_id < num_threads, got thread " + std::to_string(thread_id) + " of " +
+                std::to_string(num_threads));
+}
+
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard lk(mu_);
@@ -139,11 +146,13 @@ void ThreadPool::StartWorker(int id) {
 }
 
 int ThreadPool::active_threads() const {
+  if (inline_id_ >= 0) return 1;
   std::lock_guard lk(mu_);
   return workers_;
 }
 
 void ThreadPool::Resize(int n) {
+  if (inline_id_ >= 0) throw Error("an inline thread pool has no workers to resize");
   if (n < 1 || n > num_threads())
     throw Error("a thread pool of at most " + std::to_string(num_threads()) + " threads cannot run " +
                 std::to_string(n));
@@ -163,6 +172,10 @@ void ThreadPool::Resize(int n) {
 
 void ThreadPool::ParallelFor(int n, const std::function<void(int, int)>& fn) {
   if (n <= 0) return;
+  if (inline_id_ >= 0) {  // the first index that throws ends the loop, as in the workers
+    for (int i = 0; i < n; ++i) fn(i, inline_id_);
+    return;
+  }
   std::lock_guard loop(loop_mu_);
   std::unique_lock lk(mu_);
   fn_ = &fn;
@@ -191,13 +204,18 @@ void ThreadPool::WorkerMain(int id, uint64_t seen) {
     seen = generation_;
     const auto* fn = fn_;
     const int n = n_;
-    // Claim indices in chunks (about 8 per thread) to keep the shared counter off the hot path,
-    // while still balancing uneven samples.
-    const int chunk = std::max(1, n / (8 * workers_));
+    // Claim indices in chunks that keep the shared counter off the hot path while many remain
+    // (a quarter of each worker's share of what is left) and shrink to one index at the end, so
+    // that uneven samples leave no worker idle for more than about one index's time.
+    const int split = 4 * workers_;
     lk.unlock();
     for (;;) {
       if (cancelled_.load(std::memory_order_relaxed)) break;
-      const int begin = next_.fetch_add(chunk, std::memory_order_relaxed);
+      int begin = next_.load(std::memory_order_relaxed), chunk = 1;
+      do {
+        if (begin >= n) break;
+        chunk = std::max(1, (n - begin) / split);
+      } while (!next_.compare_exchange_weak(begin, begin + chunk, std::memory_order_relaxed));
       if (begin >= n) break;
       const int end = std::min(n, begin + chunk);
       for (int i = begin; i < end; ++i) {

@@ -29,6 +29,13 @@ class ThreadPool {
   // Starts `num_threads` workers. `max_threads` (0: num_threads) bounds what Resize may grow to.
   // set_affinity pins worker i to ComputeAffinity(max_threads)[i].
   ThreadPool(int num_threads, bool set_affinity, int max_threads = 0);
+  // An inline pool: no workers of its own; ParallelFor runs every index on the calling thread, in
+  // order, passing `thread_id` as the thread id, and num_threads() is `num_threads`. The executor
+  // runs small independent operators concurrently on the workers of a pool of `num_threads`, each
+  // operator's loops on the inline pool of the worker that runs it (so per-thread state an operator
+  // sizes by num_threads() stays valid and no two threads share an id).
+  struct InlineTag {};
+  ThreadPool(InlineTag, int num_threads, int thread_id);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -36,7 +43,7 @@ class ThreadPool {
   // The bound on the thread ids a loop passes to fn: ids are in [0, num_threads()) whatever the
   // current number of workers, so per-thread state sized by it stays valid across Resize. Fixed
   // for the pool's life (max_threads).
-  int num_threads() const { return static_cast<int>(threads_.size()); }
+  int num_threads() const { return inline_id_ >= 0 ? inline_threads_ : static_cast<int>(threads_.size()); }
   // How many workers run the loops now (num_threads() unless Resize lowered it).
   int active_threads() const;
   // Sets the number of workers to n in [1, num_threads()]: waits for a running loop to end, then
@@ -46,7 +53,8 @@ class ThreadPool {
   const std::vector<int>& affinity() const { return cpus_; }
 
   // Runs fn(index, thread_id) for every index in [0, n) and returns when all are done. Indices are
-  // handed out dynamically. If any call throws, the remaining indices are skipped and the
+  // handed out dynamically, in chunks that shrink towards the end of the loop (the last ones one
+  // index each, so uneven samples leave no worker idle for long). If any call throws, the remaining indices are skipped and the
   // exception of the lowest failing index is rethrown here. Loops run one at a time: a second
   // caller (the executor's device stage while its cpu stage runs a loop) waits for the first.
   void ParallelFor(int n, const std::function<void(int, int)>& fn);
@@ -55,6 +63,8 @@ class ThreadPool {
   void WorkerMain(int id, uint64_t seen);
   void StartWorker(int id);  // no loop running (the constructor, or Resize holding loop_mu_); mu_ not held
 
+  int inline_id_ = -1;  // >= 0: an inline pool (InlineTag), running loops as this thread id
+  int inline_threads_ = 0;
   std::vector<std::thread> threads_;  // max_threads entries; those with ids >= workers_ not joinable
   std::vector<int> cpus_;
   std::mutex loop_mu_;  // held by the caller for a whole loop

@@ -32,6 +32,10 @@ struct OutputDesc {
   // the executor sets the shapes and allocates nothing. For operators that only pick, reorder or
   // reinterpret what their inputs hold (_select.split/merge, reshape, element_extract).
   bool views = false;
+  // Pass-through samples (optional, one entry per sample): Run makes each sample with a nonzero
+  // entry a view of an input's sample (ShareSample) and writes the others, which get memory of
+  // their own (per-sample storage; TensorList::ResizeMixed). E.g. flip's samples with no flag set.
+  std::vector<uint8_t> sample_views = {};
 };
 
 // True if the batch is non-empty and every sample has the same shape (a contiguous output).

@@ -84,6 +84,28 @@ NodeRunner::NodeRunner(const ExecutorConfig& cfg, const Graph& graph, size_t spl
     for (size_t o = 0; o < node.spec.outputs.size(); ++o) spares_.back().push_back(std::make_shared<SpareBuffers>(kind));
   }
   pool_ = std::make_unique<ThreadPool>(cfg_.options.num_threads, cfg_.options.set_affinity, cfg_.max_threads);
+  for (int t = 0; t < pool_->num_threads(); ++t)
+    inline_pools_.push_back(std::make_unique<ThreadPool>(ThreadPool::InlineTag{}, pool_->num_threads(), t));
+  PlanLevels();
+}
+
+void NodeRunner::PlanLevels() {
+  if (gpu_ || split_ == 0) return;  // CPU-only graphs
+  const auto& nodes = graph_.nodes();
+  std::vector<int> level(split_, 0);
+  side_by_side_.assign(split_, 0);
+  for (size_t n = 0; n < split_; ++n) {
+    const GraphNode& node = nodes[n];
+    auto after = [&](const EdgeRef& e) {
+      if (static_cast<size_t>(e.node) < split_) level[n] = std::max(level[n], level[static_cast<size_t>(e.node)] + 1);
+    };
+    for (const EdgeRef& e : node.inputs) after(e);
+    for (const auto& [arg, e] : node.arg_inputs) after(e);
+    side_by_side_[n] = node.stage == Stage::kCpu && !node.inputs.empty() && !node.schema->is_reader() &&
+                       node.spec.op.find("function") == std::string::npos;
+    if (levels_.size() <= static_cast<size_t>(level[n])) levels_.resize(static_cast<size_t>(level[n]) + 1);
+    levels_[static_cast<size_t>(level[n])].push_back(static_cast<int>(n));
+  }
 }
 
 NodeRunner::~NodeRunner() { ops_.clear(); }
@@ -115,10 +137,49 @@ void NodeRunner::RunNodes(size_t begin, size_t end, SlotOutputs& cpu, SlotOutput
   // viewed find their blocks free again instead of allocating afresh.
   for (size_t n = begin; n < end; ++n)
     for (auto& tl : own[n]) tl.reset();
+  if (begin == 0 && end == split_ && !levels_.empty() && pool_->active_threads() > 1) {
+    RunLevels(cpu, iteration, failed);
+    return;
+  }
   for (size_t n = begin; n < end; ++n) {
     if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
-    RunNode(static_cast<int>(n), cpu, own, iteration, failed);
+    RunNode(static_cast<int>(n), cpu, own, iteration, failed, pool_.get());
   }
+}
+
+void NodeRunner::RunLevels(SlotOutputs& cpu, int64_t iteration, std::vector<FailedSample>& failed) {
+  const size_t first = failed.size();
+  const int small = std::max(1, cfg_.options.batch_size / 4);
+  std::vector<int> side;
+  for (const std::vector<int>& level : levels_) {
+    side.clear();
+    for (int n : level) {
+      const GraphNode& node = graph_.nodes()[static_cast<size_t>(n)];
+      const EdgeRef& in = node.inputs.empty() ? EdgeRef{} : node.inputs[0];
+      if (side_by_side_[static_cast<size_t>(n)] &&
+          cpu[static_cast<size_t>(in.node)][static_cast<size_t>(in.output)]->num_samples() <= small) {
+        side.push_back(n);
+        continue;
+      }
+      if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
+      RunNode(n, cpu, cpu, iteration, failed, pool_.get());
+    }
+    if (side.size() == 1) {
+      RunNode(side[0], cpu, cpu, iteration, failed, pool_.get());
+    } else if (!side.empty()) {
+      std::vector<std::vector<FailedSample>> side_failed(side.size());
+      pool_->ParallelFor(static_cast<int>(side.size()), [&](int k, int t) {
+        if (stop_.load(std::memory_order_relaxed)) throw Error("cancelled: the pipeline is shutting down");
+        RunNode(side[static_cast<size_t>(k)], cpu, cpu, iteration, side_failed[static_cast<size_t>(k)],
+                inline_pools_[static_cast<size_t>(t)].get());
+      });
+      for (auto& f : side_failed)
+        for (auto& rec : f) failed.push_back(std::move(rec));
+    }
+  }
+  // In node order, as the sequential run reports them.
+  std::stable_sort(failed.begin() + static_cast<std::ptrdiff_t>(first), failed.end(),
+                   [](const FailedSample& a, const FailedSample& b) { return a.node < b.node; });
 }
 
 void NodeRunner::ReplaceFailedRows(std::vector<FailedSample>& failed, const OutputRefs& outputs) const {
@@ -136,7 +197,7 @@ OutputRefs NodeRunner::CollectOutputs(const SlotOutputs& cpu, const SlotOutputs&
 }
 
 void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t iteration,
-                         std::vector<FailedSample>& failed) {
+                         std::vector<FailedSample>& failed, ThreadPool* pool) {
   const GraphNode& node = graph_.nodes()[static_cast<size_t>(n)];
   Operator& op = *ops_[static_cast<size_t>(n)];
   const auto t0 = Clock::now();
@@ -148,7 +209,7 @@ void NodeRunner::RunNode(int n, SlotOutputs& cpu, SlotOutputs& outs, int64_t ite
   Workspace ws;
   ws.iteration_ = iteration;
   ws.op_seed_ = op_seeds_[static_cast<size_t>(n)];
-  ws.pool_ = pool_.get();
+  ws.pool_ = pool;
   ws.memory_ = &cfg_.memory();
   ws.cancel_ = &stop_;
   Workspace::FailedSamples node_failed;
@@ -228,6 +289,7 @@ void NodeRunner::ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& 
   for (size_t o = 0; o < descs.size(); ++o) {
     TensorList& tl = *ws.outputs_[o];
     if (descs[o].views) tl.ResizeViews(descs[o].shapes, descs[o].dtype);
+    else if (!descs[o].sample_views.empty()) tl.ResizeMixed(descs[o].shapes, descs[o].dtype, cfg_.memory(), descs[o].sample_views);
     else tl.Resize(descs[o].shapes, descs[o].dtype, cfg_.memory(), descs[o].contiguous);
     tl.set_layout(descs[o].layout);
     if (!ws.inputs_.empty() && ws.inputs_[0]->num_samples() == tl.num_samples()) {

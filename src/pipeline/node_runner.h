@@ -7,6 +7,14 @@
 // hand slots over); the two stages run disjoint nodes concurrently. Operators are not shared
 // between stages. The spare buffers have their own lock (spare_buffers.h). No lock is held while
 // an operator runs.
+//
+// Small independent operators run side by side (CPU-only graphs): the cpu stage runs its nodes
+// level by level (a node's level is one more than its inputs' highest), and the operators of a
+// level that have a partial batch (at most a quarter of batch_size samples: the branches of a
+// sluice.auto_aug switch) run concurrently, one operator per worker, each with its worker's inline
+// pool (thread_pool.h), instead of one after the other each split over the workers. Nodes of one
+// level never read each other's outputs, so the results are those of the sequential order; readers,
+// operators without inputs and python_function-like operators always run alone.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -59,7 +67,12 @@ class NodeRunner {
   const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }
 
  private:
-  void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration, std::vector<FailedSample>& failed);
+  void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration, std::vector<FailedSample>& failed,
+               ThreadPool* pool);
+  // The cpu stage's nodes [0, split_) level by level, small ones side by side (see above).
+  void RunLevels(SlotOutputs& cpu, int64_t iteration, std::vector<FailedSample>& failed);
+  // Levels of the cpu stage's nodes and which may run beside others (constructor).
+  void PlanLevels();
   void CheckInputs(const GraphNode& node, const Workspace& ws) const;
   void ResizeOutputs(const std::vector<OutputDesc>& descs, Workspace& ws) const;
 
@@ -70,6 +83,9 @@ class NodeRunner {
   ExecutorStats& stats_;
   const std::atomic<bool>& stop_;
   std::unique_ptr<ThreadPool> pool_;
+  std::vector<std::unique_ptr<ThreadPool>> inline_pools_;  // one per worker id (RunLevels)
+  std::vector<std::vector<int>> levels_;  // the cpu stage's nodes by level, in node order
+  std::vector<uint8_t> side_by_side_;     // per node: may run beside the other nodes of its level
   std::vector<std::unique_ptr<Operator>> ops_;  // after pool_: destroyed first
   std::vector<uint64_t> op_seeds_;
   std::vector<std::vector<std::shared_ptr<SpareBuffers>>> spares_;  // [node][output]

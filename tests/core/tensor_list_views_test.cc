@@ -6,6 +6,7 @@
 #include <sluice/error.h>
 #include <sluice/memory_config.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -161,6 +162,47 @@ TEST(TensorListViews, BadViewsAreRejected) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot view bytes from 12 of sample 1"), std::string::npos) << e.what();
   }
+}
+
+// Pass-through samples (flip's unflipped ones): ResizeMixed gives memory only to the samples that
+// are written, taking the list's own blocks for them wherever they sat last batch, keeps the
+// blocks no sample needs for later, and allocates nothing while the views move around.
+TEST(TensorListViews, ResizeMixedMovesOwnBlocksToTheSamplesThatNeedMemory) {
+  auto parent = Filled(4, 64, 10);
+  TensorList out;
+  const std::vector<TensorShape> shapes(4, TensorShape{64});
+  out.Resize(shapes, DType::kUInt8, Mem());
+  std::vector<const void*> blocks;
+  for (int i = 0; i < 4; ++i) blocks.push_back(out.raw_sample(i));
+  auto own_block = [&](int i) { return std::find(blocks.begin(), blocks.end(), out.raw_sample(i)) != blocks.end(); };
+  for (const std::vector<uint8_t>& views : {std::vector<uint8_t>{1, 0, 1, 0}, std::vector<uint8_t>{0, 1, 0, 1},
+                                            std::vector<uint8_t>{1, 1, 1, 0}, std::vector<uint8_t>{0, 0, 0, 0}}) {
+    out.ResizeMixed(shapes, DType::kUInt8, Mem(), views);
+    ASSERT_EQ(out.num_samples(), 4);
+    EXPECT_EQ(out.reserved_bytes(), 4u * out.max_sample_reserved_bytes()) << "a block was dropped";
+    for (int i = 0; i < 4; ++i) {
+      if (views[static_cast<size_t>(i)]) {
+        out.ShareSample(i, *parent, i);
+        EXPECT_TRUE(out.is_view(i));
+        EXPECT_TRUE(All(out, i, static_cast<uint8_t>(10 + i)));
+      } else {
+        EXPECT_FALSE(out.is_view(i));
+        EXPECT_TRUE(own_block(i)) << "sample " << i << " got fresh memory";
+        std::memset(out.raw_mutable_sample(i), 99, 64);
+      }
+    }
+  }
+  // Blocks a view elsewhere still reads are left to it: the samples write into fresh memory.
+  TensorList holder;
+  holder.ResizeViews(shapes, DType::kUInt8);
+  for (int i = 0; i < 4; ++i) holder.ShareSample(i, out, i);
+  out.ResizeMixed(shapes, DType::kUInt8, Mem(), {0, 0, 0, 0});
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_FALSE(own_block(i)) << "sample " << i << " writes into a block a view reads";
+    std::memset(out.raw_mutable_sample(i), 5, 64);
+    EXPECT_TRUE(All(holder, i, 99));
+  }
+  EXPECT_THROW(out.ResizeMixed(shapes, DType::kUInt8, Mem(), {0, 1}), Error);  // one flag per sample
 }
 
 // A consumer thread reads a view and drops it while the producer resizes and rewrites the parent:

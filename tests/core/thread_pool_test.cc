@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/env_guard.h"
 #include "core/random.h"
@@ -30,6 +31,30 @@ TEST(ThreadPool, RunsEveryIndexOnce) {
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     for (int t : threads) EXPECT_TRUE(t >= 0 && t < 3);
   }
+}
+
+// An inline pool (the executor's side-by-side operators) runs every index on the caller, in order,
+// as its one thread id, reports the bound it was given and stops at the first index that throws.
+TEST(ThreadPool, InlinePoolRunsOnTheCallerAsItsThreadId) {
+  ThreadPool pool(ThreadPool::InlineTag{}, 4, 2);
+  EXPECT_EQ(pool.num_threads(), 4);
+  EXPECT_EQ(pool.active_threads(), 1);
+  std::vector<int> order;
+  const auto caller = std::this_thread::get_id();
+  pool.ParallelFor(6, [&](int i, int t) {
+    EXPECT_EQ(t, 2);
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  order.clear();
+  EXPECT_THROW(pool.ParallelFor(6, [&](int i, int) {
+    if (i == 3) throw std::runtime_error("boom");
+    order.push_back(i);
+  }), std::runtime_error);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
+  EXPECT_THROW(pool.Resize(1), Error);
+  EXPECT_THROW(ThreadPool(ThreadPool::InlineTag{}, 2, 2), Error);
 }
 
 TEST(ThreadPool, RethrowsTheLowestFailingIndexAndStaysUsable) {

@@ -34,6 +34,25 @@ TEST(Flip, AllDirectionsAndElementSizes) {
   }
 }
 
+// Rows long enough for the vector path (16-byte and 16-pixel steps) and every remainder after it,
+// against the pixel-by-pixel definition.
+TEST(Flip, WideRowsEveryRemainder) {
+  std::mt19937 rng(7);
+  for (size_t px : {size_t(1), size_t(2), size_t(3), size_t(4), size_t(8), size_t(12)}) {
+    for (int64_t w : {int64_t(1), int64_t(15), int64_t(16), int64_t(17), int64_t(31), int64_t(32), int64_t(33),
+                      int64_t(47), int64_t(48), int64_t(50), int64_t(224), int64_t(225), int64_t(239)}) {
+      const int64_t H = 2;
+      std::vector<uint8_t> in(size_t(H * w) * px), out(in.size(), 0xEE);
+      for (auto& v : in) v = uint8_t(rng());
+      FlipVolume(in.data(), out.data(), FlipGeometry{1, 1, H, w, 1}, px, true, false, false);
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          ASSERT_EQ(0, std::memcmp(&out[size_t(y * w + x) * px], &in[size_t(y * w + w - 1 - x) * px], px))
+              << "px " << px << " w " << w << " x " << x;
+    }
+  }
+}
+
 // Volumes: DHWC (outer 1, inner C) and CDHW (outer C, inner 1), every combination of the three flips.
 TEST(Flip, VolumesAlongDepthHeightWidth) {
   const int64_t D = 3, H = 4, W = 5;

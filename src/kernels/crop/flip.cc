@@ -2,17 +2,21 @@
 
 #include <cstring>
 
+#include "kernels/crop/flip_rows_hwy.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {
 
-// Reverses the pixel order of one row; P > 0 is a compile-time pixel size for the common cases.
+// Reverses the pixel order of one row: the vector path (flip_rows_hwy.h) for the leading output
+// pixels, then one pixel at a time; P > 0 is a compile-time pixel size for the common cases.
 template <size_t P>
 void ReverseRow(const uint8_t* src, uint8_t* dst, int64_t w, size_t px) {
   const size_t p = P ? P : px;
-  const uint8_t* s = src + size_t(w - 1) * p;
-  for (int64_t x = 0; x < w; ++x, s -= p, dst += p) std::memcpy(dst, s, p);
+  const int64_t done = int64_t(flip_detail::ReverseRowVec(src, dst, size_t(w), p));
+  const uint8_t* s = src + size_t(w - 1 - done) * p;
+  dst += size_t(done) * p;
+  for (int64_t x = done; x < w; ++x, s -= p, dst += p) std::memcpy(dst, s, p);
 }
 
 void CopyRow(const uint8_t* s, uint8_t* d, int64_t w, size_t px, bool horizontal) {
