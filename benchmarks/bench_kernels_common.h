@@ -10,11 +10,21 @@
 
 namespace sluice::bench {
 
+// The repository (CMake passes SLUICE_SOURCE_DIR; __FILE__ is relative under ccache's base_dir, so it
+// is only the fallback).
+inline std::string SourceRoot() {
+#ifdef SLUICE_SOURCE_DIR
+  return SLUICE_SOURCE_DIR;
+#else
+  const std::string here = __FILE__;  // <repo>/benchmarks/bench_kernels_common.h
+  return here.substr(0, here.rfind("/benchmarks/"));
+#endif
+}
+
 // $SLUICE_BENCH_IMAGE, else the synthetic 500x375 photo-like JPEG committed with the tests.
 inline std::string BenchImagePath() {
   if (const char* env = std::getenv("SLUICE_BENCH_IMAGE"); env && *env) return env;
-  std::string here = __FILE__;  // <repo>/benchmarks/bench_kernels_common.h
-  return here.substr(0, here.rfind("/benchmarks/")) + "/tests/data/images/photo_500x375.jpg";
+  return SourceRoot() + "/tests/data/images/photo_500x375.jpg";
 }
 
 inline std::vector<uint8_t> ReadBenchImage() {

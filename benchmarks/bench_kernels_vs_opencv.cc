@@ -56,8 +56,7 @@ using sluice::DType;
 
 std::string PhotoPath() {
   if (const char* env = std::getenv("SLUICE_BENCH_IMAGE"); env && *env) return env;
-  std::string here = __FILE__;  // <repo>/benchmarks/bench_kernels_vs_opencv.cc
-  const fs::path train = fs::path(here.substr(0, here.rfind("/benchmarks/"))) / "sample_data" / "train";
+  const fs::path train = fs::path(sluice::bench::SourceRoot()) / "sample_data" / "train";
   std::vector<fs::path> jpegs;
   if (fs::is_directory(train))
     for (const auto& e : fs::recursive_directory_iterator(train))
