@@ -28,6 +28,7 @@ bool DebayerVngBlocksImpl(const uint8_t*, int64_t, const uint16_t*, const uint16
                           int, uint8_t*) {
   return false;
 }
+int64_t DebayerVngGradientsImpl(const uint8_t*, const uint8_t*, const uint8_t*, int64_t, uint16_t*) { return 1; }
 #else
 using D8 = hn::Full128<uint8_t>;
 using V8 = hn::Vec<D8>;
@@ -216,6 +217,33 @@ bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const
   }
   return true;
 }
+
+// The seven gradient planes of one mosaic row (debayer_vng.cc's Gradients), whole vectors of
+// columns from 1 while x + lanes <= w - 1; exact integer arithmetic, so any vector width.
+int64_t DebayerVngGradientsImpl(const uint8_t* u, const uint8_t* m, const uint8_t* dn, int64_t w, uint16_t* planes) {
+  const hn::ScalableTag<uint16_t> d;
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  enum { kVert, kHoriz, kDiagNE, kDiagNW, kWideNE, kWideNW, kHalfCross };
+  auto ad = [&](auto a, auto b) { return hn::PromoteTo(d, hn::Or(hn::SaturatedSub(a, b), hn::SaturatedSub(b, a))); };
+  auto wide = [&](auto a) { return hn::PromoteTo(d, a); };
+  int64_t x = 1;
+  for (; x + lanes <= w - 1; x += lanes) {
+    const auto s1 = hn::LoadU(d8, u + x - 1), s2 = hn::LoadU(d8, u + x), s3 = hn::LoadU(d8, u + x + 1);
+    const auto s4 = hn::LoadU(d8, m + x - 1), s6 = hn::LoadU(d8, m + x + 1);
+    const auto s7 = hn::LoadU(d8, dn + x - 1), s8 = hn::LoadU(d8, dn + x), s9 = hn::LoadU(d8, dn + x + 1);
+    const auto ne = hn::ShiftLeft<1>(ad(s3, s7)), nw = hn::ShiftLeft<1>(ad(s1, s9));
+    hn::StoreU(hn::Add(hn::Add(ad(s1, s7), hn::ShiftLeft<1>(ad(s2, s8))), ad(s3, s9)), d, planes + kVert * w + x);
+    hn::StoreU(hn::Add(hn::Add(ad(s1, s3), hn::ShiftLeft<1>(ad(s4, s6))), ad(s7, s9)), d, planes + kHoriz * w + x);
+    hn::StoreU(ne, d, planes + kDiagNE * w + x);
+    hn::StoreU(nw, d, planes + kDiagNW * w + x);
+    hn::StoreU(hn::Add(ne, hn::Add(ad(s2, s4), ad(s6, s8))), d, planes + kWideNE * w + x);
+    hn::StoreU(hn::Add(nw, hn::Add(ad(s2, s6), ad(s4, s8))), d, planes + kWideNW * w + x);
+    const auto cross = hn::Add(hn::Add(wide(s2), wide(s4)), hn::Add(wide(s6), wide(s8)));
+    hn::StoreU(hn::ShiftRight<1>(cross), d, planes + kHalfCross * w + x);
+  }
+  return x;
+}
 #endif
 
 }  // namespace HWY_NAMESPACE
@@ -227,6 +255,10 @@ namespace sluice::kernels::debayer_detail {
 HWY_EXPORT(DebayerPairsU8Impl);
 HWY_EXPORT(DebayerGrayStepsImpl);
 HWY_EXPORT(DebayerVngBlocksImpl);
+HWY_EXPORT(DebayerVngGradientsImpl);
+int64_t DebayerVngGradients(const uint8_t* up, const uint8_t* mid, const uint8_t* down, int64_t w, uint16_t* planes) {
+  return HWY_DYNAMIC_DISPATCH(DebayerVngGradientsImpl)(up, mid, down, w, planes);
+}
 int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
                        int64_t pairs, int own, bool edge_aware) {
   return HWY_DYNAMIC_DISPATCH(DebayerPairsU8Impl)(up, mid, down, row, x0, pairs, own, edge_aware);

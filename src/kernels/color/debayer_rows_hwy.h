@@ -32,4 +32,9 @@ namespace sluice::kernels::debayer_detail {
 bool DebayerVngBlocks(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
                       int64_t x0, int64_t blocks, int blue_idx, uint8_t* out);
 
+// The 7 VNG gradient planes (w values each, debayer_vng.cc's order) of the mosaic row `mid`, with
+// its neighbours `up` and `down`, for columns 1 .. x - 1 in whole vectors; returns x, the first
+// column left to the caller (1 where the CPU has no vectors). Reads columns 0 .. x of the rows.
+int64_t DebayerVngGradients(const uint8_t* up, const uint8_t* mid, const uint8_t* down, int64_t w, uint16_t* planes);
+
 }  // namespace sluice::kernels::debayer_detail

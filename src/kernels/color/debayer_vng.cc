@@ -31,7 +31,8 @@ void Gradients(const uint8_t* in, int64_t w, int64_t y, uint16_t* planes) {
   uint16_t* __restrict wide_nw = planes + kWideNW * w;
   uint16_t* __restrict half_cross = planes + kHalfCross * w;
   auto ad = [](int a, int b) { return a > b ? a - b : b - a; };
-  for (int64_t x = 1; x < w - 1; ++x) {  // a flat loop over restrict pointers: the compiler vectorizes it
+  // Whole vectors in Highway; the last columns here.
+  for (int64_t x = debayer_detail::DebayerVngGradients(u, m, d, w, planes); x < w - 1; ++x) {
     const int s1 = u[x - 1], s2 = u[x], s3 = u[x + 1], s4 = m[x - 1], s6 = m[x + 1], s7 = d[x - 1], s8 = d[x],
               s9 = d[x + 1];
     const int ne = 2 * ad(s3, s7), nw = 2 * ad(s1, s9);
