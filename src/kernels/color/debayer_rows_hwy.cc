@@ -126,95 +126,101 @@ bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* 
   return true;
 }
 
-bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
-                          int64_t x0, int64_t blocks, int blue_idx, uint8_t* out) {
-  using D16 = hn::Full128<uint16_t>;
+// One vector of Lanes(d) pixels of OpenCV's SIMD VNG from column x (red-or-blue: even lanes are
+// red-or-blue, odd lanes green). Lanes are independent, so a vector of 16 or 32 pixels gives what
+// 2 or 4 of OpenCV's 8-pixel blocks give.
+template <class D16>
+HWY_INLINE void VngVector(D16 d, const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1,
+                          const uint16_t* g2, int64_t x, int blue_idx, uint8_t* out) {
   using V16 = hn::Vec<D16>;
-  const D16 d;
-  const hn::Full128<int16_t> di;
-  const hn::Full128<int32_t> d32;
-  const hn::Full128<float> df;
-  const hn::Full64<int16_t> di_half;
-  const hn::Full64<uint8_t> d8;
-  const hn::Rebind<uint8_t, D16> d8r;
+  const hn::RebindToSigned<D16> di;
+  const hn::Half<decltype(di)> dih;
+  const hn::Rebind<int32_t, decltype(dih)> d32;
+  const hn::Rebind<float, decltype(d32)> df;
+  const hn::Rebind<uint8_t, D16> d8;
   enum { kVert, kHoriz, kDiagNE, kDiagNW, kWideNE, kWideNW, kHalfCross };
   const V16 one = hn::Set(d, 1);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t x = x0 + 8 * b;
-    auto px = [&](int dy, int dx) { return hn::PromoteTo(d, hn::LoadU(d8r, s + dy * w + x + dx)); };
-    auto pl = [&](const uint16_t* g, int plane, int dx) { return hn::LoadU(d, g + plane * w + x + dx); };
-    // Even lanes: red-or-blue pixels; odd lanes: green ones (OddEven(odd, even)).
-    auto merge = [](auto even, auto odd) { return hn::OddEven(odd, even); };
-    const V16 grad_n = hn::Add(pl(g0, kVert, 0), pl(g1, kVert, 0));
-    const V16 grad_s = hn::Add(pl(g1, kVert, 0), pl(g2, kVert, 0));
-    const V16 grad_w = hn::Add(pl(g1, kHoriz, -1), pl(g1, kHoriz, 0));
-    const V16 grad_e = hn::Add(pl(g1, kHoriz, 0), pl(g1, kHoriz, 1));
-    const V16 grad_ne = merge(hn::Add(pl(g0, kWideNE, 1), pl(g1, kWideNE, 0)),
-                              hn::Add(hn::Add(pl(g0, kDiagNE, 0), pl(g0, kDiagNE, 1)),
-                                      hn::Add(pl(g1, kDiagNE, 0), pl(g1, kDiagNE, 1))));
-    const V16 grad_sw = merge(hn::Add(pl(g1, kWideNE, 0), pl(g2, kWideNE, -1)),
-                              hn::Add(hn::Add(pl(g1, kDiagNE, 0), pl(g1, kDiagNE, -1)),
-                                      hn::Add(pl(g2, kDiagNE, 0), pl(g2, kDiagNE, -1))));
-    const V16 grad_nw = merge(hn::Add(pl(g0, kWideNW, -1), pl(g1, kWideNW, 0)),
-                              hn::Add(hn::Add(pl(g0, kDiagNW, 0), pl(g0, kDiagNW, -1)),
-                                      hn::Add(pl(g1, kDiagNW, 0), pl(g1, kDiagNW, -1))));
-    const V16 grad_se = merge(hn::Add(pl(g1, kWideNW, 0), pl(g2, kWideNW, 1)),
-                              hn::Add(hn::Add(pl(g1, kDiagNW, 0), pl(g1, kDiagNW, 1)),
-                                      hn::Add(pl(g2, kDiagNW, 0), pl(g2, kDiagNW, 1))));
-    const V16 lo = hn::Min(hn::Min(hn::Min(grad_n, grad_s), hn::Min(grad_w, grad_e)),
-                           hn::Min(hn::Min(grad_ne, grad_sw), hn::Min(grad_nw, grad_se)));
-    const V16 hi = hn::Max(hn::Max(hn::Max(grad_n, grad_s), hn::Max(grad_w, grad_e)),
-                           hn::Max(hn::Max(grad_ne, grad_sw), hn::Max(grad_nw, grad_se)));
-    const V16 thresh = hn::Add(lo, hn::Max(hn::ShiftRight<1>(hi), one));
-    const V16 c = px(0, 0);
-    V16 own = hn::Zero(d), a = hn::Zero(d), bb = hn::Zero(d), count = hn::Zero(d);
-    auto add = [&](V16 grad, V16 own_sum, V16 a_sum, V16 b_sum) {
-      const auto m = hn::Gt(thresh, grad);
-      own = hn::Add(own, hn::IfThenElseZero(m, own_sum));
-      a = hn::Add(a, hn::IfThenElseZero(m, a_sum));
-      bb = hn::Add(bb, hn::IfThenElseZero(m, b_sum));
-      count = hn::Add(count, hn::IfThenElseZero(m, one));
+  auto px = [&](int dy, int dx) { return hn::PromoteTo(d, hn::LoadU(d8, s + dy * w + x + dx)); };
+  auto pl = [&](const uint16_t* g, int plane, int dx) { return hn::LoadU(d, g + plane * w + x + dx); };
+  // Even lanes: red-or-blue pixels; odd lanes: green ones (OddEven(odd, even)).
+  auto merge = [](auto even, auto odd) { return hn::OddEven(odd, even); };
+  const V16 grad_n = hn::Add(pl(g0, kVert, 0), pl(g1, kVert, 0));
+  const V16 grad_s = hn::Add(pl(g1, kVert, 0), pl(g2, kVert, 0));
+  const V16 grad_w = hn::Add(pl(g1, kHoriz, -1), pl(g1, kHoriz, 0));
+  const V16 grad_e = hn::Add(pl(g1, kHoriz, 0), pl(g1, kHoriz, 1));
+  const V16 grad_ne = merge(hn::Add(pl(g0, kWideNE, 1), pl(g1, kWideNE, 0)),
+                            hn::Add(hn::Add(pl(g0, kDiagNE, 0), pl(g0, kDiagNE, 1)),
+                                    hn::Add(pl(g1, kDiagNE, 0), pl(g1, kDiagNE, 1))));
+  const V16 grad_sw = merge(hn::Add(pl(g1, kWideNE, 0), pl(g2, kWideNE, -1)),
+                            hn::Add(hn::Add(pl(g1, kDiagNE, 0), pl(g1, kDiagNE, -1)),
+                                    hn::Add(pl(g2, kDiagNE, 0), pl(g2, kDiagNE, -1))));
+  const V16 grad_nw = merge(hn::Add(pl(g0, kWideNW, -1), pl(g1, kWideNW, 0)),
+                            hn::Add(hn::Add(pl(g0, kDiagNW, 0), pl(g0, kDiagNW, -1)),
+                                    hn::Add(pl(g1, kDiagNW, 0), pl(g1, kDiagNW, -1))));
+  const V16 grad_se = merge(hn::Add(pl(g1, kWideNW, 0), pl(g2, kWideNW, 1)),
+                            hn::Add(hn::Add(pl(g1, kDiagNW, 0), pl(g1, kDiagNW, 1)),
+                                    hn::Add(pl(g2, kDiagNW, 0), pl(g2, kDiagNW, 1))));
+  const V16 lo = hn::Min(hn::Min(hn::Min(grad_n, grad_s), hn::Min(grad_w, grad_e)),
+                         hn::Min(hn::Min(grad_ne, grad_sw), hn::Min(grad_nw, grad_se)));
+  const V16 hi = hn::Max(hn::Max(hn::Max(grad_n, grad_s), hn::Max(grad_w, grad_e)),
+                         hn::Max(hn::Max(grad_ne, grad_sw), hn::Max(grad_nw, grad_se)));
+  const V16 thresh = hn::Add(lo, hn::Max(hn::ShiftRight<1>(hi), one));
+  const V16 c = px(0, 0);
+  V16 own = hn::Zero(d), a = hn::Zero(d), bb = hn::Zero(d), count = hn::Zero(d);
+  auto add = [&](V16 grad, V16 own_sum, V16 a_sum, V16 b_sum) {
+    const auto m = hn::Gt(thresh, grad);
+    own = hn::Add(own, hn::IfThenElseZero(m, own_sum));
+    a = hn::Add(a, hn::IfThenElseZero(m, a_sum));
+    bb = hn::Add(bb, hn::IfThenElseZero(m, b_sum));
+    count = hn::Add(count, hn::IfThenElseZero(m, one));
+  };
+  auto two = [](V16 v) { return hn::Add(v, v); };
+  add(grad_n, hn::Add(px(-2, 0), c), merge(two(px(-1, 0)), hn::Add(px(-2, -1), px(-2, 1))),
+      merge(hn::Add(px(-1, -1), px(-1, 1)), two(px(-1, 0))));
+  add(grad_s, hn::Add(px(2, 0), c), merge(two(px(1, 0)), hn::Add(px(2, -1), px(2, 1))),
+      merge(hn::Add(px(1, -1), px(1, 1)), two(px(1, 0))));
+  add(grad_w, hn::Add(px(0, -2), c), two(px(0, -1)),
+      merge(hn::Add(px(-1, -1), px(1, -1)), hn::Add(px(-1, -2), px(1, -2))));
+  add(grad_e, hn::Add(px(0, 2), c), two(px(0, 1)),
+      merge(hn::Add(px(-1, 1), px(1, 1)), hn::Add(px(-1, 2), px(1, 2))));
+  add(grad_ne, merge(hn::Add(px(-2, 2), c), two(px(-1, 1))), merge(pl(g0, kHalfCross, 1), hn::Add(px(-2, 1), px(0, 1))),
+      merge(two(px(-1, 1)), hn::Add(px(-1, 0), px(-1, 2))));
+  add(grad_sw, merge(hn::Add(px(2, -2), c), two(px(1, -1))), merge(pl(g2, kHalfCross, -1), hn::Add(px(2, -1), px(0, -1))),
+      merge(two(px(1, -1)), hn::Add(px(1, 0), px(1, -2))));
+  add(grad_nw, merge(hn::Add(px(-2, -2), c), two(px(-1, -1))), merge(pl(g0, kHalfCross, -1), hn::Add(px(-2, -1), px(0, -1))),
+      merge(two(px(-1, -1)), hn::Add(px(-1, -2), px(-1, 0))));
+  add(grad_se, merge(hn::Add(px(2, 2), c), two(px(1, 1))), merge(pl(g2, kHalfCross, 1), hn::Add(px(2, 1), px(0, 1))),
+      merge(two(px(1, 1)), hn::Add(px(1, 2), px(1, 0))));
+  // c + round((sum - own) * (0.5f / count)), as OpenCV's SIMD code (float, round half to even).
+  auto scaled = [&](V16 sum) {
+    const auto diff = hn::Sub(hn::BitCast(di, sum), hn::BitCast(di, own));
+    const auto n = hn::BitCast(di, count);
+    auto half = [&](auto dlo, auto nlo) {
+      const auto f = hn::ConvertTo(df, hn::PromoteTo(d32, dlo));
+      const auto k = hn::Div(hn::Set(df, 0.5f), hn::ConvertTo(df, hn::PromoteTo(d32, nlo)));
+      return hn::NearestInt(hn::Mul(f, k));
     };
-    auto two = [](V16 v) { return hn::Add(v, v); };
-    add(grad_n, hn::Add(px(-2, 0), c), merge(two(px(-1, 0)), hn::Add(px(-2, -1), px(-2, 1))),
-        merge(hn::Add(px(-1, -1), px(-1, 1)), two(px(-1, 0))));
-    add(grad_s, hn::Add(px(2, 0), c), merge(two(px(1, 0)), hn::Add(px(2, -1), px(2, 1))),
-        merge(hn::Add(px(1, -1), px(1, 1)), two(px(1, 0))));
-    add(grad_w, hn::Add(px(0, -2), c), two(px(0, -1)),
-        merge(hn::Add(px(-1, -1), px(1, -1)), hn::Add(px(-1, -2), px(1, -2))));
-    add(grad_e, hn::Add(px(0, 2), c), two(px(0, 1)),
-        merge(hn::Add(px(-1, 1), px(1, 1)), hn::Add(px(-1, 2), px(1, 2))));
-    add(grad_ne, merge(hn::Add(px(-2, 2), c), two(px(-1, 1))), merge(pl(g0, kHalfCross, 1), hn::Add(px(-2, 1), px(0, 1))),
-        merge(two(px(-1, 1)), hn::Add(px(-1, 0), px(-1, 2))));
-    add(grad_sw, merge(hn::Add(px(2, -2), c), two(px(1, -1))), merge(pl(g2, kHalfCross, -1), hn::Add(px(2, -1), px(0, -1))),
-        merge(two(px(1, -1)), hn::Add(px(1, 0), px(1, -2))));
-    add(grad_nw, merge(hn::Add(px(-2, -2), c), two(px(-1, -1))), merge(pl(g0, kHalfCross, -1), hn::Add(px(-2, -1), px(0, -1))),
-        merge(two(px(-1, -1)), hn::Add(px(-1, -2), px(-1, 0))));
-    add(grad_se, merge(hn::Add(px(2, 2), c), two(px(1, 1))), merge(pl(g2, kHalfCross, 1), hn::Add(px(2, 1), px(0, 1))),
-        merge(two(px(1, 1)), hn::Add(px(1, 2), px(1, 0))));
-    // c + round((sum - own) * (0.5f / count)), as OpenCV's SIMD code (float, round half to even).
-    const hn::Half<decltype(di)> dih;
-    auto scaled = [&](V16 sum) {
-      const auto diff = hn::Sub(hn::BitCast(di, sum), hn::BitCast(di, own));
-      const auto n = hn::BitCast(di, count);
-      auto half = [&](auto dlo, auto nlo) {
-        const auto f = hn::ConvertTo(df, hn::PromoteTo(d32, dlo));
-        const auto k = hn::Div(hn::Set(df, 0.5f), hn::ConvertTo(df, hn::PromoteTo(d32, nlo)));
-        return hn::NearestInt(hn::Mul(f, k));
-      };
-      const auto lo32 = half(hn::LowerHalf(dih, diff), hn::LowerHalf(dih, n));
-      const auto hi32 = half(hn::UpperHalf(dih, diff), hn::UpperHalf(dih, n));
-      const auto packed = hn::Combine(di, hn::DemoteTo(di_half, hi32), hn::DemoteTo(di_half, lo32));
-      return hn::SaturatedAdd(hn::BitCast(di, c), packed);
-    };
-    const auto va = scaled(a), vb = scaled(bb);
-    const auto ci = hn::BitCast(di, c);
-    const auto red = hn::DemoteTo(d8, merge(ci, va));    // the "red" channel: own colour, or a at green
-    const auto green = hn::DemoteTo(d8, merge(va, ci));  // green: a at red-or-blue pixels, own at green
-    const auto blue = hn::DemoteTo(d8, vb);
-    if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out + 3 * x);
-    else hn::StoreInterleaved3(red, green, blue, d8, out + 3 * x);
-  }
+    const auto lo32 = half(hn::LowerHalf(dih, diff), hn::LowerHalf(dih, n));
+    const auto hi32 = half(hn::UpperHalf(dih, diff), hn::UpperHalf(dih, n));
+    const auto packed = hn::Combine(di, hn::DemoteTo(dih, hi32), hn::DemoteTo(dih, lo32));
+    return hn::SaturatedAdd(hn::BitCast(di, c), packed);
+  };
+  const auto va = scaled(a), vb = scaled(bb);
+  const auto ci = hn::BitCast(di, c);
+  const auto red = hn::DemoteTo(d8, merge(ci, va));    // the "red" channel: own colour, or a at green
+  const auto green = hn::DemoteTo(d8, merge(va, ci));  // green: a at red-or-blue pixels, own at green
+  const auto blue = hn::DemoteTo(d8, vb);
+  if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out + 3 * x);
+  else hn::StoreInterleaved3(red, green, blue, d8, out + 3 * x);
+}
+
+bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
+                          int64_t x0, int64_t blocks, int blue_idx, uint8_t* out) {
+  const hn::ScalableTag<uint16_t> d;
+  const int64_t per_vector = static_cast<int64_t>(hn::Lanes(d)) / 8;  // OpenCV blocks per vector
+  int64_t b = 0;
+  for (; b + per_vector <= blocks; b += per_vector) VngVector(d, s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out);
+  for (; b < blocks; ++b) VngVector(hn::Full128<uint16_t>(), s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out);
   return true;
 }
 
