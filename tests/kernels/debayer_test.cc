@@ -1,11 +1,13 @@
 // The debayer kernels' contracts beyond the OpenCV comparison (python/tests/test_debayer.py): a
 // mosaic of one flat colour demosaics to that colour everywhere (borders included), for every
 // pattern, both types and every algorithm, and to the fixed-point weighted gray for DebayerGray;
-// images under 3x3 are all zeros.
+// images under 3x3 are all zeros; the uint8 kernels give the same bytes on every SIMD target.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -67,6 +69,56 @@ TEST(Debayer, TinyImagesAreZeros) {
   for (uint8_t v : rgb) EXPECT_EQ(v, 0);
   DebayerGray(mosaic.data(), gray.data(), 2, 5, 0, 0);
   for (uint8_t v : gray) EXPECT_EQ(v, 0);
+}
+
+// The Highway rows run at each target's own width (VNG: 8, 16 or 32 pixels per vector, the rest in
+// 128 bits), so every target must give the bytes the first gives, on noise (every gradient branch),
+// for widths that leave remainders of every kind and every pattern.
+TEST(Debayer, Uint8SameBytesOnEverySimdTarget) {
+  std::mt19937 rng(11);
+  std::vector<std::vector<uint8_t>> mosaics;
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{37, 131}, {20, 77}, {12, 200}, {9, 43}, {16, 18}};
+  for (const auto& [h, w] : sizes) {
+    std::vector<uint8_t> m(static_cast<size_t>(h * w));
+    for (auto& v : m) v = static_cast<uint8_t>(rng() & 255);
+    mosaics.push_back(std::move(m));
+  }
+  auto run_all = [&] {
+    std::vector<uint8_t> all;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      const auto [h, w] = sizes[k];
+      std::vector<uint8_t> rgb(static_cast<size_t>(h * w * 3)), gray(static_cast<size_t>(h * w));
+      for (int p = 0; p < 4; ++p) {
+        DebayerVng(mosaics[k].data(), rgb.data(), h, w, p >> 1, p & 1);
+        all.insert(all.end(), rgb.begin(), rgb.end());
+        DebayerBilinear(mosaics[k].data(), rgb.data(), h, w, p >> 1, p & 1);
+        all.insert(all.end(), rgb.begin(), rgb.end());
+        DebayerEdgeAware(mosaics[k].data(), rgb.data(), h, w, p >> 1, p & 1);
+        all.insert(all.end(), rgb.begin(), rgb.end());
+        DebayerGray(mosaics[k].data(), gray.data(), h, w, p >> 1, p & 1);
+        all.insert(all.end(), gray.begin(), gray.end());
+      }
+    }
+    return all;
+  };
+  std::vector<uint8_t> first;
+  int64_t first_target = 0;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const auto all = run_all();
+    if (first.empty()) {
+      first = all;
+      first_target = target;
+      continue;
+    }
+    ASSERT_EQ(all.size(), first.size());
+    size_t differ = 0;
+    for (size_t k = 0; k < all.size(); ++k) differ += all[k] != first[k];
+    EXPECT_EQ(differ, 0u) << hwy::TargetName(target) << " vs " << hwy::TargetName(first_target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(targets.size(), 2u);
 }
 
 }  // namespace
