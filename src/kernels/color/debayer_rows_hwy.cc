@@ -1,5 +1,6 @@
-// Highway rows of the uint8 bilinear and edge-aware demosaicing (debayer_rows_hwy.h): 128-bit
+// Highway rows of the uint8 demosaicing (debayer_rows_hwy.h). Bilinear and edge-aware: 128-bit
 // vectors of 16 pairs, sources deinterleaved into even and odd columns, 4-term averages in 16 bits.
+// Gray: OpenCV's 128-bit steps. VNG: gradient planes and pixels at the target's full width.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/color/debayer_rows_hwy.cc"
 #ifndef HWY_DISABLED_TARGETS

@@ -24,7 +24,8 @@ bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down
 
 namespace sluice::kernels::debayer_detail {
 
-// OpenCV's SIMD VNG pixels (8 per step, lane for lane): `blocks` blocks of 8 pixels from column x0
+// OpenCV's SIMD VNG pixels (its 8-pixel blocks, lane for lane; as many blocks per vector as the
+// CPU's width holds, lanes being independent): `blocks` blocks of 8 pixels from column x0
 // (a red-or-blue pixel; lanes alternate with green) of mosaic row `s` (row stride w), with the
 // gradient planes of the rows above, at and below (g0, g1, g2: 7 planes of w values each, in the
 // order of debayer_vng.cc), writing RGB pixels at out + 3 * x0 with blue in channel blue_idx.
