@@ -8,7 +8,8 @@
 // (y, x) = (by, bx) mod 2, green otherwise. RGB outputs are h x w x 3 (R, G, B), gray h x w.
 // Thread-safety: reentrant. DebayerVng allocates a 3-row gradient buffer; the others do not allocate.
 // uint8 rows run Highway code (debayer_rows_hwy.h) with the same arithmetic, lane for lane: 128-bit
-// for bilinear, edge-aware and gray; VNG's gradient planes and pixels at the CPU's vector width.
+// for bilinear and edge-aware; gray and VNG at the CPU's vector width (gray: one of OpenCV's steps
+// per 128-bit block).
 //
 //  - DebayerBilinear (COLOR_Bayer**2RGB): every pixel not on the border takes its own colour from
 //    itself, a colour found at its four orthogonal neighbours as (up + down + left + right + 2) >> 2,

@@ -1,6 +1,7 @@
 // Highway rows of the uint8 demosaicing (debayer_rows_hwy.h). Bilinear and edge-aware: 128-bit
 // vectors of 16 pairs, sources deinterleaved into even and odd columns, 4-term averages in 16 bits.
-// Gray: OpenCV's 128-bit steps. VNG: gradient planes and pixels at the target's full width.
+// Gray: OpenCV's 128-bit steps, one per 128-bit block of a full-width vector. VNG: gradient planes
+// and pixels at the target's full width.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/color/debayer_rows_hwy.cc"
 #ifndef HWY_DISABLED_TARGETS
@@ -94,36 +95,64 @@ int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t*
   return k;
 }
 
-bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
+// OpenCV's 14-pixel steps, one per 128-bit block: a vector of K blocks does steps s .. s + K - 1
+// (every operation below stays within a block). Blocks load from and store to 14 bytes apart, in
+// order, so each step's 2 spare bytes are rewritten by the next, as in OpenCV.
+template <class D8>
+HWY_INLINE hn::Vec<D8> LoadSteps(D8 d8, const uint8_t* p) {
+  if constexpr (hn::MaxLanes(D8()) <= 16) {
+    return hn::LoadU(d8, p);
+  } else {
+    const hn::Half<D8> dh;
+    return hn::Combine(d8, LoadSteps(dh, p + 14 * (hn::MaxLanes(dh) / 16)), LoadSteps(dh, p));
+  }
+}
+template <class D8>
+HWY_INLINE void StoreSteps(D8 d8, hn::Vec<D8> v, uint8_t* p) {
+  if constexpr (hn::MaxLanes(D8()) <= 16) {
+    hn::StoreU(v, d8, p);
+  } else {
+    const hn::Half<D8> dh;
+    StoreSteps(dh, hn::LowerHalf(dh, v), p);
+    StoreSteps(dh, hn::UpperHalf(dh, v), p + 14 * (hn::MaxLanes(dh) / 16));
+  }
+}
+
+template <class D8>
+HWY_INLINE void GraySteps(D8 d8, const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst,
                           uint32_t rc, uint32_t g2y, uint32_t bc) {
-  const D8 d8;
-  const hn::Full128<uint16_t> d;
-  const hn::Full128<int16_t> di;
-  const hn::Half<D8> dh;
+  const hn::Repartition<uint16_t, D8> d;
   const auto b2y = hn::Set(d, static_cast<uint16_t>(rc * 2)), g2 = hn::Set(d, static_cast<uint16_t>(g2y * 2)),
              r2y = hn::Set(d, static_cast<uint16_t>(bc * 2));
   auto rot = [&](hn::Vec<decltype(d)> v) { return hn::ShiftRightLanes<1>(d, v); };  // lane i <- lane i + 1, top 0
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t o = 14 * s;
-    auto r0 = hn::BitCast(d, hn::LoadU(d8, up + o));  // lane k: byte 2k low, byte 2k + 1 high
-    auto r1 = hn::BitCast(d, hn::LoadU(d8, mid + o));
-    auto r2 = hn::BitCast(d, hn::LoadU(d8, down + o));
-    auto b1 = hn::Add(hn::ShiftRight<7>(hn::ShiftLeft<8>(r0)), hn::ShiftRight<7>(hn::ShiftLeft<8>(r2)));
-    auto b0 = hn::Add(rot(b1), b1);
-    b1 = hn::ShiftLeft<1>(rot(b1));
-    auto g0 = hn::Add(hn::ShiftRight<7>(r0), hn::ShiftRight<7>(r2));
-    auto g1 = hn::ShiftRight<7>(hn::ShiftLeft<8>(r1));
-    g0 = hn::Add(g0, hn::Add(rot(g1), g1));
-    g1 = hn::ShiftLeft<2>(rot(g1));
-    r0 = hn::ShiftRight<8>(r1);
-    r1 = hn::ShiftLeft<2>(hn::Add(rot(r0), r0));
-    r0 = hn::ShiftLeft<3>(r0);
-    g0 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b0, b2y), hn::MulHigh(g0, g2)), hn::MulHigh(r0, r2y)));
-    g1 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b1, b2y), hn::MulHigh(g1, g2)), hn::MulHigh(r1, r2y)));
-    const auto lo = hn::ZeroExtendVector(d8, hn::DemoteTo(dh, hn::BitCast(di, g0)));  // saturated to u8
-    const auto hi = hn::ZeroExtendVector(d8, hn::DemoteTo(dh, hn::BitCast(di, g1)));
-    hn::StoreU(hn::InterleaveLower(d8, lo, hi), d8, dst + o);
-  }
+  auto r0 = hn::BitCast(d, LoadSteps(d8, up));  // lane k: byte 2k low, byte 2k + 1 high
+  auto r1 = hn::BitCast(d, LoadSteps(d8, mid));
+  auto r2 = hn::BitCast(d, LoadSteps(d8, down));
+  auto b1 = hn::Add(hn::ShiftRight<7>(hn::ShiftLeft<8>(r0)), hn::ShiftRight<7>(hn::ShiftLeft<8>(r2)));
+  auto b0 = hn::Add(rot(b1), b1);
+  b1 = hn::ShiftLeft<1>(rot(b1));
+  auto g0 = hn::Add(hn::ShiftRight<7>(r0), hn::ShiftRight<7>(r2));
+  auto g1 = hn::ShiftRight<7>(hn::ShiftLeft<8>(r1));
+  g0 = hn::Add(g0, hn::Add(rot(g1), g1));
+  g1 = hn::ShiftLeft<2>(rot(g1));
+  r0 = hn::ShiftRight<8>(r1);
+  r1 = hn::ShiftLeft<2>(hn::Add(rot(r0), r0));
+  r0 = hn::ShiftLeft<3>(r0);
+  g0 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b0, b2y), hn::MulHigh(g0, g2)), hn::MulHigh(r0, r2y)));
+  g1 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b1, b2y), hn::MulHigh(g1, g2)), hn::MulHigh(r1, r2y)));
+  // Both are under 2^14: saturating to u8 is a Min; byte 2k takes g0's lane k, byte 2k + 1 g1's.
+  const auto max8 = hn::Set(d, 255);
+  StoreSteps(d8, hn::BitCast(d8, hn::Or(hn::Min(g0, max8), hn::ShiftLeft<8>(hn::Min(g1, max8)))), dst);
+}
+
+bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
+                          uint32_t rc, uint32_t g2y, uint32_t bc) {
+  const hn::ScalableTag<uint8_t> d8;
+  const int64_t per_vector = static_cast<int64_t>(hn::MaxLanes(d8) / 16);
+  int64_t s = 0;
+  for (; s + per_vector <= steps; s += per_vector)
+    GraySteps(d8, up + 14 * s, mid + 14 * s, down + 14 * s, dst + 14 * s, rc, g2y, bc);
+  for (; s < steps; ++s) GraySteps(D8(), up + 14 * s, mid + 14 * s, down + 14 * s, dst + 14 * s, rc, g2y, bc);
   return true;
 }
 

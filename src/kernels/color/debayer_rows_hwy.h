@@ -15,7 +15,7 @@ int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* dow
 // OpenCV's SIMD Bayer-to-gray (its 128-bit path, lane for lane): `steps` steps of 14 output pixels
 // from the three rows' column 0 (up, mid, down point at the top-left neighbour of dst[0]); each step
 // reads 16 bytes of each row and writes 16 bytes of dst (the last 2 are rewritten by the next step
-// or by the caller, as in OpenCV). rc weighs the corners' colour, bc the red-or-blue pixel's own.
+// or by the caller, as in OpenCV); a wide vector does one step per 128-bit block. rc weighs the corners' colour, bc the red-or-blue pixel's own.
 // False (nothing done) where the CPU has no 128-bit vectors.
 bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
                       uint32_t rc, uint32_t g2y, uint32_t bc);
