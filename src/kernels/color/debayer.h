@@ -7,9 +7,9 @@
 // (1,0) GR, (1,1) RG): pixel (y, x) is blue when (y, x) = (1 + by, 1 + bx) mod 2, red when
 // (y, x) = (by, bx) mod 2, green otherwise. RGB outputs are h x w x 3 (R, G, B), gray h x w.
 // Thread-safety: reentrant. DebayerVng allocates a 3-row gradient buffer; the others do not allocate.
-// uint8 rows run Highway code (debayer_rows_hwy.h) with the same arithmetic, lane for lane: 128-bit
-// for bilinear and edge-aware; gray and VNG at the CPU's vector width (gray: one of OpenCV's steps
-// per 128-bit block).
+// uint8 rows run Highway code (debayer_rows_hwy.h) with the same arithmetic, lane for lane: up to
+// 256-bit for bilinear and edge-aware; gray and VNG at the CPU's vector width (gray: one of OpenCV's
+// steps per 128-bit block).
 //
 //  - DebayerBilinear (COLOR_Bayer**2RGB): every pixel not on the border takes its own colour from
 //    itself, a colour found at its four orthogonal neighbours as (up + down + left + right + 2) >> 2,

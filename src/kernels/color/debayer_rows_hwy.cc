@@ -1,5 +1,6 @@
-// Highway rows of the uint8 demosaicing (debayer_rows_hwy.h). Bilinear and edge-aware: 128-bit
-// vectors of 16 pairs, sources deinterleaved into even and odd columns, 4-term averages in 16 bits.
+// Highway rows of the uint8 demosaicing (debayer_rows_hwy.h). Bilinear and edge-aware: 256-bit
+// vectors of 32 pairs (then 128-bit ones of 16), sources deinterleaved into even and odd columns,
+// 4-term averages in 16 bits.
 // Gray: OpenCV's 128-bit steps, one per 128-bit block of a full-width vector. VNG: gradient planes
 // and pixels at the target's full width.
 #undef HWY_TARGET_INCLUDE
@@ -36,10 +37,11 @@ using D8 = hn::Full128<uint8_t>;
 using V8 = hn::Vec<D8>;
 
 // (a + b + c + d + 2) >> 2, exact.
-HWY_INLINE V8 Average4(V8 a, V8 b, V8 c, V8 d) {
-  const D8 d8;
-  const hn::Full128<uint16_t> d16;
-  const hn::Half<D8> dh;
+template <class V>
+HWY_INLINE V Average4(V a, V b, V c, V d) {
+  const hn::DFromV<V> d8;
+  const hn::RepartitionToWide<decltype(d8)> d16;
+  const hn::Half<decltype(d8)> dh;
   const auto two = hn::Set(d16, 2);
   auto lo = hn::Add(hn::Add(hn::PromoteTo(d16, hn::LowerHalf(dh, a)), hn::PromoteTo(d16, hn::LowerHalf(dh, b))),
                     hn::Add(hn::PromoteTo(d16, hn::LowerHalf(dh, c)), hn::PromoteTo(d16, hn::LowerHalf(dh, d))));
@@ -47,19 +49,20 @@ HWY_INLINE V8 Average4(V8 a, V8 b, V8 c, V8 d) {
                     hn::Add(hn::PromoteTo(d16, hn::UpperHalf(dh, c)), hn::PromoteTo(d16, hn::UpperHalf(dh, d))));
   lo = hn::ShiftRight<2>(hn::Add(lo, two));
   hi = hn::ShiftRight<2>(hn::Add(hi, two));
-  const hn::Full128<int16_t> di16;  // u16 -> u8 demotion goes through int16 (values <= 255)
+  const hn::RebindToSigned<decltype(d16)> di16;  // u16 -> u8 demotion goes through int16 (values <= 255)
   return hn::Combine(d8, hn::DemoteTo(dh, hn::BitCast(di16, hi)), hn::DemoteTo(dh, hn::BitCast(di16, lo)));
 }
 
-HWY_INLINE V8 AbsDiffU8(V8 a, V8 b) { return hn::Or(hn::SaturatedSub(a, b), hn::SaturatedSub(b, a)); }
+template <class V>
+HWY_INLINE V AbsDiffU8(V a, V b) { return hn::Or(hn::SaturatedSub(a, b), hn::SaturatedSub(b, a)); }
 
-int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
-                           int64_t pairs, int own, bool edge_aware) {
-  const D8 d;
-  constexpr int64_t kPairs = 16;
-  int64_t k = 0;
-  for (; k + kPairs <= pairs; k += kPairs) {
-    const int64_t xs = x0 + 2 * k;
+// Lanes(d) pairs from column xs (128 or 256 bits).
+template <class D>
+HWY_INLINE void Pairs(D d, const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t xs,
+                      int own, bool edge_aware) {
+  static_assert(hn::MaxLanes(D()) <= 32, "Pairs orders at most two blocks");
+  using V8 = hn::Vec<D>;
+  {
     V8 e, o, om, e2, ue, uo, uom, de, dd, dom, unused;
     hn::LoadInterleaved2(d, mid + xs, e, o);          // mid[x], mid[x + 1]
     hn::LoadInterleaved2(d, mid + xs - 1, om, unused);  // mid[x - 1]
@@ -80,18 +83,35 @@ int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t*
     // The green pixel: the row's colour from left and right, the other from up and down.
     const V8 own_g = hn::AverageRound(e, e2);
     const V8 other_g = hn::AverageRound(uo, dd);
-    const V8 own_lo = hn::InterleaveLower(d, e, own_g), own_hi = hn::InterleaveUpper(d, e, own_g);
-    const V8 g_lo = hn::InterleaveLower(d, green_c, o), g_hi = hn::InterleaveUpper(d, green_c, o);
-    const V8 oth_lo = hn::InterleaveLower(d, other_c, other_g), oth_hi = hn::InterleaveUpper(d, other_c, other_g);
+    V8 own_lo = hn::InterleaveLower(d, e, own_g), own_hi = hn::InterleaveUpper(d, e, own_g);
+    V8 g_lo = hn::InterleaveLower(d, green_c, o), g_hi = hn::InterleaveUpper(d, green_c, o);
+    V8 oth_lo = hn::InterleaveLower(d, other_c, other_g), oth_hi = hn::InterleaveUpper(d, other_c, other_g);
+    if constexpr (hn::MaxLanes(D()) == 32) {  // interleaving is per 128-bit block: put the blocks in order
+      auto order = [&](V8& lo, V8& hi) {
+        const V8 first = hn::ConcatLowerLower(d, hi, lo), second = hn::ConcatUpperUpper(d, hi, lo);
+        lo = first, hi = second;
+      };
+      order(own_lo, own_hi), order(g_lo, g_hi), order(oth_lo, oth_hi);
+    }
     uint8_t* out = row + 3 * xs;
     if (own == 0) {
       hn::StoreInterleaved3(own_lo, g_lo, oth_lo, d, out);
-      hn::StoreInterleaved3(own_hi, g_hi, oth_hi, d, out + 48);
+      hn::StoreInterleaved3(own_hi, g_hi, oth_hi, d, out + 3 * hn::Lanes(d));
     } else {
       hn::StoreInterleaved3(oth_lo, g_lo, own_lo, d, out);
-      hn::StoreInterleaved3(oth_hi, g_hi, own_hi, d, out + 48);
+      hn::StoreInterleaved3(oth_hi, g_hi, own_hi, d, out + 3 * hn::Lanes(d));
     }
   }
+}
+
+int64_t DebayerPairsU8Impl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
+                           int64_t pairs, int own, bool edge_aware) {
+  const hn::CappedTag<uint8_t, 32> d;  // up to 256 bits (two blocks; see Pairs)
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kPairs = 16;
+  int64_t k = 0;
+  for (; k + lanes <= pairs; k += lanes) Pairs(d, up, mid, down, row, x0 + 2 * k, own, edge_aware);
+  for (; k + kPairs <= pairs; k += kPairs) Pairs(D8(), up, mid, down, row, x0 + 2 * k, own, edge_aware);
   return k;
 }
 

@@ -1,5 +1,5 @@
 // Internal: Highway (dynamic dispatch) rows of the uint8 bilinear and edge-aware demosaicing
-// (debayer.cc, debayer_edge_aware.cc). Exact: the same integer formulas, 16 pairs at a time.
+// (debayer.cc, debayer_edge_aware.cc). Exact: the same integer formulas, 16 or 32 pairs at a time.
 #pragma once
 #include <cstdint>
 
@@ -7,7 +7,7 @@ namespace sluice::kernels::debayer_detail {
 
 // Pairs (red-or-blue pixel at x, green at x + 1) for x = x0 + 2k, k < pairs, of one row; `own` is
 // the output channel of the row's red-or-blue colour (0 or 2). Reads up/mid/down at x - 1 .. x + 2,
-// writes row[3x .. 3x + 5]. Handles whole groups of 16 pairs and returns how many pairs it did
+// writes row[3x .. 3x + 5]. Handles whole groups of 32, then 16, pairs and returns how many it did
 // (the caller does the rest).
 int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
                        int64_t pairs, int own, bool edge_aware);
@@ -15,7 +15,8 @@ int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* dow
 // OpenCV's SIMD Bayer-to-gray (its 128-bit path, lane for lane): `steps` steps of 14 output pixels
 // from the three rows' column 0 (up, mid, down point at the top-left neighbour of dst[0]); each step
 // reads 16 bytes of each row and writes 16 bytes of dst (the last 2 are rewritten by the next step
-// or by the caller, as in OpenCV); a wide vector does one step per 128-bit block. rc weighs the corners' colour, bc the red-or-blue pixel's own.
+// or by the caller, as in OpenCV); a wide vector does one step per 128-bit block. rc weighs the
+// corners' colour, bc the red-or-blue pixel's own.
 // False (nothing done) where the CPU has no 128-bit vectors.
 bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
                       uint32_t rc, uint32_t g2y, uint32_t bc);
