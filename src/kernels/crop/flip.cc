@@ -14,9 +14,8 @@ template <size_t P>
 void ReverseRow(const uint8_t* src, uint8_t* dst, int64_t w, size_t px) {
   const size_t p = P ? P : px;
   const int64_t done = int64_t(flip_detail::ReverseRowVec(src, dst, size_t(w), p));
-  const uint8_t* s = src + size_t(w - 1 - done) * p;
-  dst += size_t(done) * p;
-  for (int64_t x = done; x < w; ++x, s -= p, dst += p) std::memcpy(dst, s, p);
+  // Indexed, not a walking pointer: one stepping below src after the last pixel is undefined.
+  for (int64_t x = done; x < w; ++x) std::memcpy(dst + size_t(x) * p, src + size_t(w - 1 - x) * p, p);
 }
 
 void CopyRow(const uint8_t* s, uint8_t* d, int64_t w, size_t px, bool horizontal) {
