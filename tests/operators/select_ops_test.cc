@@ -138,58 +138,6 @@ TEST(SelectOps, TableLooksUpEachSamplesEntry) {
   EXPECT_EQ(SampleData<int32_t>(out[0], 2), (std::vector<int32_t>{10, 11}));
 }
 
-// Eight branches of two samples each (a quarter of the batch or less): the executor runs each
-// level's branch operators side by side on its workers (node_runner.h, RunLevels). Random
-// operators included, the batches equal a one-thread run's, iteration after iteration; under TSan
-// this is the test of that concurrency.
-std::vector<std::vector<uint8_t>> RunEightBranches(int threads) {
-  const int batch = 16;
-  std::vector<int32_t> index(batch);
-  for (int i = 0; i < batch; ++i) index[static_cast<size_t>(i)] = (i * 5) % 8;
-  Switch s(index, threads, 1);
-  std::vector<std::string> branches;
-  for (int b = 0; b < 8; ++b) {
-    auto x = s.p_.AddOperator(OperatorDef("flip").Input(s.Split(b)).Arg("horizontal", int64_t{b % 2}))[0];
-    x = s.p_.AddOperator(OperatorDef("noise.gaussian").Input(x).Arg("stddev", 20.0))[0];
-    branches.push_back(s.p_.AddOperator(OperatorDef("copy").Input(x))[0]);
-  }
-  OperatorDef merge("_select.merge");
-  merge.Input(s.idx_);
-  for (const auto& b : branches) merge.Input(b);
-  const auto merged = s.p_.AddOperator(merge)[0];
-  std::vector<std::vector<uint8_t>> batches;
-  auto keep = [&](const Batch& b) {
-    std::vector<uint8_t> all;
-    for (int i = 0; i < b.num_samples(); ++i) {
-      const auto v = SampleData<uint8_t>(b, i);
-      all.insert(all.end(), v.begin(), v.end());
-    }
-    batches.push_back(std::move(all));
-  };
-  keep(s.Run({merged})[0]);
-  std::vector<uint8_t> image(6);
-  // One batch fed ahead of each run() (prefetch depth 1), as SplitAndMergeHandOutViewsThatOutliveLaterRuns.
-  for (int k = 0; k < 7; ++k) {
-    std::vector<Pipeline::ExternalSample> data, idx;
-    for (int i = 0; i < batch; ++i) {
-      for (int e = 0; e < 6; ++e) image[static_cast<size_t>(e)] = static_cast<uint8_t>(e * 30 + k);
-      data.push_back({image.data(), TensorShape{2, 3, 1}, DType::kUInt8});
-      idx.push_back({&s.index_[static_cast<size_t>(i)], TensorShape{}, DType::kInt32});
-    }
-    s.p_.FeedInput("data", data, "HWC");
-    s.p_.FeedInput("index", idx, "");
-    if (k > 0) keep(s.p_.Run()[0]);
-  }
-  return batches;
-}
-
-TEST(SelectOps, SmallBranchesRunSideBySideWithTheOneThreadResult) {
-  const auto one = RunEightBranches(1);
-  ASSERT_EQ(one.size(), 7u);
-  EXPECT_NE(one[1], one[2]);  // the noise differs per iteration
-  for (int threads : {2, 3}) EXPECT_EQ(RunEightBranches(threads), one) << threads << " threads";
-}
-
 TEST(SelectOps, Errors) {
   ExpectError([] {
     Switch s({0, 3});
