@@ -159,9 +159,8 @@ def test_hdus_after_a_compressed_one_read_and_hcompress_smoothing_is_an_error(tm
         pipe_of(files=[p], batch_size=1, hdu_indices=[3]).run()
 
 
-def test_compressed_checkpoint_and_shards(tmp_path):
-    paths = write_files(tmp_path, 6, compressed=True)
-    kw = dict(files=paths, random_shuffle=True, initial_fill=2, hdu_indices=[9, 2])
+def assert_checkpoint_resumes(kw):
+    """A pipeline restored from the checkpoint after one batch returns the saved one's next 3 batches."""
     pipe = pipe_of(**kw)
     pipe.run()
     text = pipe.checkpoint()
@@ -170,6 +169,12 @@ def test_compressed_checkpoint_and_shards(tmp_path):
     for a, b in zip(got, want):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
+
+
+def test_compressed_checkpoint_and_shards(tmp_path):
+    paths = write_files(tmp_path, 6, compressed=True)
+    kw = dict(files=paths, random_shuffle=True, initial_fill=2, hdu_indices=[9, 2])
+    assert_checkpoint_resumes(kw)
     shards = [run(pipe_of(files=paths, num_shards=2, shard_id=s, hdu_indices=[9]), 1) for s in range(2)]
     for s, rows in enumerate(shards):
         for k, (packed,) in zip(range(3 * s, 3 * s + 3), rows):
@@ -263,14 +268,7 @@ def test_file_root_filter_list_sharding_padding_shuffling(tmp_path):
 def test_checkpoint_resumes(tmp_path):
     paths = write_files(tmp_path, 6)
     kw = dict(files=paths, random_shuffle=True, initial_fill=2, hdu_indices=[2, 3])
-    pipe = pipe_of(**kw)
-    pipe.run()
-    text = pipe.checkpoint()
-    want = run(pipe, 3)
-    got = run(pipe_of(checkpoint=text, **kw), 3)
-    for a, b in zip(got, want):
-        for x, y in zip(a, b):
-            np.testing.assert_array_equal(x, y)
+    assert_checkpoint_resumes(kw)
 
 
 def test_dtypes_are_checked(tmp_path):
