@@ -59,8 +59,17 @@ class Warper {
       const double bx = m_.m[0][1] * cy + m_.m[0][2], by = m_.m[1][1] * cy + m_.m[1][2];
       Out* row = out_.data + y * out_.width * channels_;
       const bool nearest = opt_.interp == WarpInterp::kNearest;
-      if (UseSimd()) RowSimd(row, bx, by, nearest);
-      else if (nearest) RowNearest(row, bx, by, 0, out_.width);
+      if (UseSimd() && nearest && !opt_.clamp) {
+        // The pixels whose source lies outside (the fill) are whole intervals at the row's ends:
+        // filled here, so that only the groups across an edge take the scalar path.
+        const auto [x0, x1] = NearestSourceInterval(bx, by);
+        const Out fill = ConvertSat<Out>(static_cast<float>(fill_in_));
+        std::fill(row, row + x0 * C(), fill);
+        RowSimd(row, bx, by, true, x0, x1);
+        std::fill(row + x1 * C(), row + out_.width * C(), fill);
+      } else if (UseSimd()) {
+        RowSimd(row, bx, by, nearest, 0, out_.width);
+      } else if (nearest) RowNearest(row, bx, by, 0, out_.width);
       else RowLinear(row, bx, by, 0, out_.width);
     }
   }
@@ -117,13 +126,33 @@ class Warper {
       return false;
   }
 
-  void RowSimd(Out* row, double bx, double by, bool nearest) const {
+  // The output pixels [begin, end) of a row whose nearest source pixel, as RowNearest computes it,
+  // lies inside the image: each coordinate is monotonic in x (a correctly rounded product and sum,
+  // then floor), so each of the four bounds holds on a prefix or a suffix, found by bisection.
+  std::pair<int64_t, int64_t> NearestSourceInterval(double bx, double by) const {
+    const int64_t n = out_.width;
+    auto bound = [&](double m, double b, int64_t size) {
+      auto v = [&](int64_t x) { return FloorInt(Limit(m * (static_cast<double>(x) + 0.5) + b)); };
+      auto guess = [&](double t) { return m != 0 ? (t - b) / m - 0.5 : 0.0; };
+      if (m >= 0)
+        return std::pair{FirstTrue([&](int64_t x) { return v(x) >= 0; }, guess(0), n),
+                         FirstTrue([&](int64_t x) { return v(x) >= size; }, guess(static_cast<double>(size)), n)};
+      return std::pair{FirstTrue([&](int64_t x) { return v(x) < size; }, guess(static_cast<double>(size)), n),
+                       FirstTrue([&](int64_t x) { return v(x) < 0; }, guess(0), n)};
+    };
+    const auto [ax, ex] = bound(m_.m[0][0], bx, in_.width);
+    const auto [ay, ey] = bound(m_.m[1][0], by, in_.height);
+    const int64_t begin = std::max(ax, ay);
+    return {begin, std::max(begin, std::min(ex, ey))};
+  }
+
+  void RowSimd(Out* row, double bx, double by, bool nearest, int64_t x_begin, int64_t x_end) const {
     if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, uint8_t> && kC == 3) {
       constexpr int64_t kChunk = 256;  // pixels per call: the fallback list fits on the stack
       int64_t fallback[kChunk + 1];
       const auto group = static_cast<int64_t>(warp_detail::WarpRowGroupSize());
-      for (int64_t x0 = 0; x0 < out_.width; x0 += kChunk) {
-        const int64_t x1 = std::min(x0 + kChunk, out_.width);
+      for (int64_t x0 = x_begin; x0 < x_end; x0 += kChunk) {
+        const int64_t x1 = std::min(x0 + kChunk, x_end);
         const warp_detail::WarpRowU8C3 args{in_.data,   in_.height, in_.width, row, x0, x1,
                                               m_.m[0][0], m_.m[1][0], bx,        by,  fallback};
         const size_t n = nearest ? warp_detail::WarpNearestRowU8C3(args) : warp_detail::WarpLinearRowU8C3(args);
