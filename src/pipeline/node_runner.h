@@ -67,8 +67,19 @@ class NodeRunner {
   const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }
 
  private:
+  // One operator call in two parts: SetupNode (inputs, outputs taken from the spares, Setup and the
+  // output allocations) and FinishNode (Run on `pool`, failed samples, statistics). RunNode does
+  // both; RunLevels sets up side-by-side nodes on the stage's thread and finishes them on workers.
+  struct NodeCall {
+    Workspace ws;
+    Workspace::FailedSamples failed;
+    bool unfolded = false;  // a sequence run frame by frame (RunUnfolded sets up each part itself)
+    double ms = 0;          // time in SetupNode
+  };
   void RunNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration, std::vector<FailedSample>& failed,
                ThreadPool* pool);
+  void SetupNode(int node, SlotOutputs& cpu, SlotOutputs& own, int64_t iteration, NodeCall& call);
+  void FinishNode(int node, SlotOutputs& own, NodeCall& call, ThreadPool* pool, std::vector<FailedSample>& failed);
   // The cpu stage's nodes [0, split_) level by level, small ones side by side (see above).
   void RunLevels(SlotOutputs& cpu, int64_t iteration, std::vector<FailedSample>& failed);
   // Levels of the cpu stage's nodes and which may run beside others (constructor).
