@@ -142,6 +142,37 @@ TEST(WarpAffineKernel, NearestRandomMapsMatchTheScalarCode) {
   EXPECT_GT(far_from_edges, 60u * 2 * 67 * 101 * 9 / 10);
 }
 
+// Translations and horizontal shears (m00 = 1, m10 = 0) sample each row as one copy of
+// consecutive source pixels when the fill applies: every pixel must equal the scalar path's (the
+// uint8 -> float warp, which samples pixel by pixel), for offsets that put the row's sample points
+// anywhere between pixel edges, exactly on them (where the copy is not used) and beyond the image,
+// for 1, 3 and 4 channels, uint8 and float.
+TEST(WarpAffineKernel, NearestTranslationsAndShearsCopyRowsAsTheScalarPathSamples) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<double> offset(-80, 80), shear(-0.35, 0.35);
+  const double edges[] = {0.0, 0.5, -0.5, 1e-9, 0.5 - 1e-12, 3.5 + 1e-7, 17.25};
+  for (int c : {1, 3, 4}) {
+    const Image img = Noise(47, 59, c, 7 + c);
+    const std::vector<float> fin(img.data.begin(), img.data.end());
+    for (int k = 0; k < 40; ++k) {
+      Affine2D m;
+      m.m[0][1] = k % 2 ? shear(rng) : 0.0;
+      m.m[0][2] = k < 7 ? edges[k] : offset(rng);
+      m.m[1][2] = k % 3 == 0 ? 0.5 : offset(rng) * 0.5;
+      const int oh = 43, ow = 61;
+      const WarpOptions opt{WarpInterp::kNearest, false, 3.0f};
+      std::vector<float> scalar(size_t(oh) * ow * c), f32(scalar.size());
+      WarpAffine(HwcView<const uint8_t>{img.data.data(), img.h, img.w, c}, HwcView<float>{scalar.data(), oh, ow, c}, m, opt);
+      const auto u8 = Warp(img, oh, ow, m, opt);
+      WarpAffine(HwcView<const float>{fin.data(), img.h, img.w, c}, HwcView<float>{f32.data(), oh, ow, c}, m, opt);
+      for (size_t i = 0; i < scalar.size(); ++i) {
+        ASSERT_EQ(u8[i], scalar[i]) << "channels " << c << " map " << k << " value " << i;
+        ASSERT_EQ(f32[i], scalar[i]) << "channels " << c << " map " << k << " value " << i;
+      }
+    }
+  }
+}
+
 TEST(WarpAffineKernel, BorderFillAndClamp) {
   const Image img = Noise(4, 5, 2, 3);
   // Everything maps far to the right: the fill, or the last column when clamping.

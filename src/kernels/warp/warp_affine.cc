@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -59,13 +60,21 @@ class Warper {
       const double bx = m_.m[0][1] * cy + m_.m[0][2], by = m_.m[1][1] * cy + m_.m[1][2];
       Out* row = out_.data + y * out_.width * channels_;
       const bool nearest = opt_.interp == WarpInterp::kNearest;
-      if (UseSimd() && nearest && !opt_.clamp) {
+      if (nearest && !opt_.clamp && (UseSimd() || std::is_same_v<In, Out>)) {
         // The pixels whose source lies outside (the fill) are whole intervals at the row's ends:
         // filled here, so that only the groups across an edge take the scalar path.
         const auto [x0, x1] = NearestSourceInterval(bx, by);
         const Out fill = ConvertSat<Out>(static_cast<float>(fill_in_));
         std::fill(row, row + x0 * C(), fill);
-        RowSimd(row, bx, by, true, x0, x1);
+        if (x0 < x1 && RowIsShiftedCopy(bx)) {
+          const int64_t ix0 = FloorInt(Limit(m_.m[0][0] * (static_cast<double>(x0) + 0.5) + bx));
+          const int64_t iy = FloorInt(Limit(by));
+          std::memcpy(row + x0 * C(), Pixel(ix0, iy), static_cast<size_t>((x1 - x0) * C()) * sizeof(In));
+        } else if (UseSimd()) {
+          RowSimd(row, bx, by, true, x0, x1);
+        } else {
+          RowNearest(row, bx, by, x0, x1);
+        }
         std::fill(row + x1 * C(), row + out_.width * C(), fill);
       } else if (UseSimd()) {
         RowSimd(row, bx, by, nearest, 0, out_.width);
@@ -124,6 +133,24 @@ class Warper {
       return in_.height * in_.width * 3 < (int64_t{1} << 31) - 64;
     else
       return false;
+  }
+
+  // Whether nearest sampling of a row is a copy of consecutive source pixels of one source row:
+  // translations and horizontal shears (m00 = 1, m10 = 0; the row's source y is floor(by)). The
+  // scalar path's ix = floor((x + 1/2) + bx), with x + 1/2 exact, is then x + floor(1/2 + bx) for
+  // every x whose source is inside, as long as the rounding of the sum (a value in [0, in_w), so an
+  // error below 2^-23 for in_w <= 2^30) cannot cross an integer: the exact sum's fractional part is
+  // the same for every x, so one margin check covers the row.
+  bool RowIsShiftedCopy(double bx) const {
+    if constexpr (!std::is_same_v<In, Out>) {
+      return false;
+    } else {
+      if (m_.m[0][0] != 1.0 || m_.m[1][0] != 0.0 || !(std::abs(bx) < (1 << 29)) || in_.width > (1 << 30))
+        return false;
+      const double f = bx + 0.5, frac = f - std::floor(f);
+      constexpr double kMargin = 1.0 / (1 << 16);
+      return frac > kMargin && frac < 1.0 - kMargin;
+    }
   }
 
   // The output pixels [begin, end) of a row whose nearest source pixel, as RowNearest computes it,
