@@ -302,6 +302,19 @@ TEST(NormalizeKernel, ByteInputTablesGiveTheElementwiseResults) {
         NormalizeApply(img.data() + y * row, in_type, rows.data() + y * row * es, out_type,
                        NormalizeGeometry{{1, w, c}, 3u}, mean, mul, 7.5f);
       EXPECT_EQ(whole, rows) << ToString(in_type) << " -> " << ToString(out_type);
+      // One parameter group for the whole sample (all axes reduced), and 4 channels.
+      for (int64_t ch : {int64_t{1}, int64_t{4}}) {
+        const uint32_t reduced = ch == 1 ? 7u : 3u;
+        const float mean4[4] = {120.5f, 99.25f, 140.f, 3.f}, mul4[4] = {1.7f, -2.3f, 0.01f, 0.9f};
+        const int64_t wc = static_cast<int64_t>(img.size()) / (h * ch);
+        NormalizeApply(img.data(), in_type, whole.data(), out_type, NormalizeGeometry{{h, wc, ch}, reduced}, mean4,
+                       mul4, 7.5f);
+        const size_t row_c = static_cast<size_t>(wc * ch);
+        for (int64_t y = 0; y < h; ++y)
+          NormalizeApply(img.data() + y * row_c, in_type, rows.data() + y * row_c * es, out_type,
+                         NormalizeGeometry{{1, wc, ch}, reduced}, mean4, mul4, 7.5f);
+        EXPECT_EQ(whole, rows) << ToString(in_type) << " -> " << ToString(out_type) << ", " << ch << " channels";
+      }
     }
   }
 }

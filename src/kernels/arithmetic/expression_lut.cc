@@ -4,6 +4,7 @@
 
 #include "kernels/arithmetic/expression.h"
 #include "kernels/arithmetic/expression_program.h"
+#include "kernels/tensor/byte_table.h"
 
 namespace sluice::kernels::arith {
 namespace {
@@ -50,7 +51,7 @@ void Program::Evaluate(const std::vector<const void*>& inputs, const std::vector
     EvaluateElementwise(at_domain, scalar, table, 256);
     const auto* src = static_cast<const uint8_t*>(inputs[static_cast<size_t>(t)]);
     switch (SizeOf(output_type())) {
-      case 1: MapThroughTable<uint8_t>(src, table, out, n); return;
+      case 1: MapBytes(src, table, static_cast<uint8_t*>(out), static_cast<size_t>(n)); return;
       case 2: MapThroughTable<uint16_t>(src, table, out, n); return;
       case 4: MapThroughTable<uint32_t>(src, table, out, n); return;
       case 8: MapThroughTable<uint64_t>(src, table, out, n); return;

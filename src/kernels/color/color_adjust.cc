@@ -9,6 +9,7 @@
 
 #include "kernels/color/color_affine_hwy.h"
 #include "kernels/color/color_matrix_hwy.h"
+#include "kernels/tensor/byte_table.h"
 #include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
@@ -155,7 +156,9 @@ void ColorAffine(const void* in, DType in_type, void* out, DType out_type, size_
           }
         }
       }
-      for (size_t i = 0; i < n; ++i) dst[i] = lut[src[i]];
+      if constexpr (std::is_same_v<Out, uint8_t>) MapBytes(src, lut, dst, n);
+      else
+        for (size_t i = 0; i < n; ++i) dst[i] = lut[src[i]];
     } else {
       for (size_t i = 0; i < n; ++i) dst[i] = FromFloat<Out>(ToFloat(src[i]) * k.mul + k.add);
     }

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/tensor/byte_table.h"
+
 namespace sluice::kernels {
 namespace {
 
@@ -51,9 +53,7 @@ void EqualizeFixed(const uint8_t* in, uint8_t* out, int64_t pixels) {
   Histograms<C>(in, pixels, hist);
   uint8_t lut[C][256];
   for (int c = 0; c < C; ++c) LutFromHistogram(hist[c], pixels, lut[c]);
-  const int64_t n = pixels * C;
-  for (int64_t k = 0; k < n; k += C)
-    for (int c = 0; c < C; ++c) out[k + c] = lut[c][in[k + c]];
+  MapBytesInterleaved(in, &lut[0][0], C, out, static_cast<size_t>(pixels * C));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/tensor/byte_table.h"
 #include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
@@ -159,6 +160,18 @@ void NormalizeApply(const void* in, DType in_type, void* out, DType out_type, co
                 if constexpr (std::is_same_v<Out, float>) table[q * 256 + v] = x;
                 else table[q * 256 + v] = ConvertSaturate<Out>(x);
               }
+            // Byte outputs with parameters along the innermost axis only (an HWC image per channel)
+            // or none (the whole sample): one table per interleaved channel, SIMD lookups.
+            const int nd = static_cast<int>(g.dims.size());
+            const uint32_t outer = nd > 1 ? (uint32_t{1} << (nd - 1)) - 1 : 0;
+            const int64_t inner = nd > 0 ? g.dims.back() : 1;
+            if constexpr (sizeof(Out) == 1) {
+              if (nd > 0 && (g.reduced & outer) == outer && (groups == 1 || groups == inner) && groups <= 4) {
+                MapBytesInterleaved(reinterpret_cast<const uint8_t*>(src), reinterpret_cast<const uint8_t*>(table),
+                                    static_cast<int>(groups), reinterpret_cast<uint8_t*>(dst), static_cast<size_t>(volume));
+                return;
+              }
+            }
             Walk(g, [&](int64_t e, int64_t p, int64_t n, int64_t ps) {
               for (int64_t k = 0; k < n; ++k)
                 dst[e + k] = table[(p + k * ps) * 256 + static_cast<uint8_t>(src[e + k])];
