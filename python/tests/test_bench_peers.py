@@ -109,6 +109,19 @@ def small_data(tmp_path_factory):
     return data
 
 
+def test_sluice_pipelines_of_the_default_run_complete(small_data, tmp_path):
+    """sluice bench's own pipelines, decode-only included (its batches are TensorLists of decoded
+    images of different shapes, with no single shape to record), through bench.main itself."""
+    out = tmp_path / "r.json"
+    assert bench.main(["--data", str(small_data), "--pipelines", "train,val,decode-only", "--batch-size", "8",
+                       "--repeat", "1", "--no-progress", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())["results"]
+    assert {r: results[r]["images"] for r in ("train", "val", "decode-only")} == {"train": 64, "val": 64,
+                                                                                    "decode-only": 64}
+    assert results["train"]["batch"]["images"] == [[8, 3, 224, 224], "float32"]
+    assert results["decode-only"]["batch"]["images"] is None
+
+
 @pytest.mark.parametrize("name", ["dali", "spdl"])
 def test_peer_batches_match_sluices(name, small_data, tmp_path):
     """A tiny epoch of the peer's train and val in its side venv, through sluice bench itself."""

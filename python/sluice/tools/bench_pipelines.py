@@ -175,10 +175,11 @@ def epochs_of(kind: str, data: str, batch_size: int, threads: int, seed: int, bu
 
 def batch_signature(images, labels) -> dict:
     """The shape and element type of a batch's images and labels, alike for torch and NumPy arrays
-    (a Sluice TensorList of decoded images has no single shape: None)."""
+    (a Sluice TensorList of decoded images has no single shape, and its shape() is a method: None)."""
     def sig(x):
-        if not hasattr(x, "dtype") or not hasattr(x, "shape"):
+        shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+        if shape is None or dtype is None or callable(shape) or callable(dtype):
             return None
-        return [list(x.shape), str(x.dtype).rsplit(".", 1)[-1]]
+        return [list(shape), str(dtype).rsplit(".", 1)[-1]]
 
     return {"images": sig(images), "labels": sig(labels)}
