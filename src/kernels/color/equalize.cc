@@ -76,8 +76,7 @@ void Equalize(const uint8_t* in, uint8_t* out, int64_t pixels, int channels) {
   }
   std::vector<uint8_t> luts(static_cast<size_t>(channels) * 256);
   for (int c = 0; c < channels; ++c) EqualizeLut(in + c, pixels, channels, &luts[static_cast<size_t>(c) * 256]);
-  for (int64_t p = 0, k = 0; p < pixels; ++p)
-    for (int c = 0; c < channels; ++c, ++k) out[k] = luts[static_cast<size_t>(c) * 256 + in[k]];
+  MapBytesInterleaved(in, luts.data(), channels, out, static_cast<size_t>(pixels * channels));
 }
 
 }  // namespace sluice::kernels

@@ -14,7 +14,7 @@ namespace sluice::kernels {
 void MapBytes(const uint8_t* src, const uint8_t table[256], uint8_t* dst, size_t n);
 
 // The same with one table per channel of interleaved pixels: dst[k] = tables[k % channels][src[k]]
-// (tables: channels x 256 bytes), channels 1 to 4.
+// (tables: channels x 256 bytes), any channel count (the vector path takes 1 to 4).
 void MapBytesInterleaved(const uint8_t* src, const uint8_t* tables, int channels, uint8_t* dst, size_t n);
 
 // Whether MapBytes runs the vector path on this CPU (reported by tests and benchmarks).
