@@ -69,7 +69,7 @@ class ThreadPool {
   std::vector<int> cpus_;
   std::mutex loop_mu_;  // held by the caller for a whole loop
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;
+  std::vector<std::condition_variable> wake_cv_;  // per worker id: a new loop (or stop, or Resize)
   std::condition_variable done_cv_;
   // Guarded by mu_.
   uint64_t generation_ = 0;

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -30,6 +31,30 @@ TEST(ThreadPool, RunsEveryIndexOnce) {
     });
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     for (int t : threads) EXPECT_TRUE(t >= 0 && t < 3);
+  }
+}
+
+// Workers wake one another in a chain (thread_pool.cc): every loop still reaches every worker,
+// after Resize down and up too. Each index waits (up to 20 s) until as many distinct threads as
+// there are workers have arrived, which a loop that woke fewer workers could not give.
+TEST(ThreadPool, EveryWorkerWakesForEveryLoop) {
+  ThreadPool pool(4, false);
+  for (int workers : {4, 2, 3, 1, 4}) {
+    pool.Resize(workers);
+    for (int loop = 0; loop < 20; ++loop) {
+      std::mutex mu;
+      std::condition_variable cv;
+      std::set<int> arrived;
+      std::atomic<int> complete{0};
+      pool.ParallelFor(workers, [&](int, int t) {
+        std::unique_lock lk(mu);
+        arrived.insert(t);
+        cv.notify_all();
+        if (cv.wait_for(lk, std::chrono::seconds(20), [&] { return static_cast<int>(arrived.size()) == workers; }))
+          complete++;
+      });
+      ASSERT_EQ(complete.load(), workers) << workers << " workers, loop " << loop;
+    }
   }
 }
 
