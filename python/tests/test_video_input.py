@@ -180,7 +180,10 @@ def test_corrupt_frame_is_an_error_naming_it_after_the_frames_before_it(videos):
     else:
         pytest.skip("no corruption that decodes to a flagged frame was found")
     first = flags.index(True)
-    pipe = pipe_of(batch_size=1, sequence_length=1)
+    # One thread: FFmpeg's frame threading (num_threads > 1) conceals a damaged frame depending on
+    # its threads' timing, and then may not flag it (docs/dali-compatibility.md); under load that
+    # happened in about 1 run in 4.
+    pipe = pipe_of(batch_size=1, threads=1, sequence_length=1)
     pipe.feed_input("vid", [bad])
     for f in range(first):
         np.testing.assert_array_equal(as_numpy(pipe.run()[0])[0][0], ref[f])
