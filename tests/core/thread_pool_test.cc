@@ -34,12 +34,12 @@ TEST(ThreadPool, RunsEveryIndexOnce) {
   }
 }
 
-// Workers wake one another in a chain (thread_pool.cc): every loop still reaches every worker,
-// after Resize down and up too. Each index waits (up to 20 s) until as many distinct threads as
+// Workers wake one another along a binary tree (thread_pool.cc): every loop still reaches every
+// worker, after Resize down and up too. Each index waits (up to 20 s) until as many distinct threads as
 // there are workers have arrived, which a loop that woke fewer workers could not give.
 TEST(ThreadPool, EveryWorkerWakesForEveryLoop) {
-  ThreadPool pool(4, false);
-  for (int workers : {4, 2, 3, 1, 4}) {
+  ThreadPool pool(7, false);
+  for (int workers : {4, 2, 3, 1, 7, 5, 6}) {
     pool.Resize(workers);
     for (int loop = 0; loop < 20; ++loop) {
       std::mutex mu;
