@@ -23,9 +23,10 @@
 #include "operators/operator.h"
 #include "operators/registry.h"
 #include "operators/workspace.h"
-#include "readers/file_list.h"
-#include "readers/file_source.h"
-#include "readers/wds_index.h"
+#include "readers/common/file_name_filter.h"
+#include "readers/common/file_root_index.h"
+#include "readers/storage/file_source.h"
+#include "readers/webdataset/wds_index.h"
 
 namespace sluice {
 namespace {

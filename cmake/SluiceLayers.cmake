@@ -13,9 +13,9 @@
 # public API target `sluice` exports only include/ (what an installed application sees). In-tree
 # consumers that need internals name a root themselves with sluice_use_layer_root():
 #   tests/<layer>            their layer's root (a kernels test cannot reach operators either)
-#   benchmarks, fuzz,
-#   python/src, test ops     the api root (they sit above every layer)
-#   tools                    the root of the layer they use (sluice-wds2idx: readers)
+#   benchmarks, fuzz         the api root (they sit above every layer)
+#   test ops                 the operators root (they are operators)
+#   python/src, tools        no root: the public API only (include/sluice)
 # The layers.* CTest tests check the rule itself; an upward include fails the build.
 
 set(SLUICE_LAYERS core kernels operators readers pipeline api)
@@ -26,10 +26,16 @@ set(SLUICE_LAYER_SEES_readers core kernels operators readers)
 set(SLUICE_LAYER_SEES_pipeline core kernels operators pipeline)
 set(SLUICE_LAYER_SEES_api core kernels operators readers pipeline api)
 
-# Public headers belong to a layer as well. sluice/pipeline.h declares the pipeline and api
-# layers' interface (PipelineOptions, Batch, statistics, class Pipeline); every other header in
-# include/sluice is core's vocabulary (DType, TensorShape, Value, Error, ...) that any layer may use.
+# Public headers belong to a layer as well: the layer that implements them, and those above it,
+# see them. sluice/pipeline.h declares the pipeline and api layers' interface (PipelineOptions,
+# Batch, statistics, class Pipeline); sluice/host_function.h the operators layer's python_function;
+# dataset_index.h, storage.h and cuda.h are the api layer's. Every other header in include/sluice
+# is core's vocabulary (DType, TensorShape, Value, Error, ...) that any layer may use.
 set(SLUICE_PUBLIC_HEADER_LAYER_pipeline.h pipeline)
+set(SLUICE_PUBLIC_HEADER_LAYER_host_function.h operators)
+set(SLUICE_PUBLIC_HEADER_LAYER_dataset_index.h api)
+set(SLUICE_PUBLIC_HEADER_LAYER_storage.h api)
+set(SLUICE_PUBLIC_HEADER_LAYER_cuda.h api)
 
 # A root is folder links plus file links, remade at every configure (a new public header is
 # picked up by the CONFIGURE_DEPENDS glob, which reconfigures).
@@ -86,8 +92,8 @@ endfunction()
 # and otherwise fail because the header is out of reach (not for another reason).
 function(sluice_add_layer_tests)
   set(probes "core=core/buffer.h" "core=sluice/dtype.h" "kernels=kernels/tensor/cast.h"
-             "operators=operators/operator.h" "readers=readers/reader_operator.h" "pipeline=pipeline/graph.h"
-             "pipeline=sluice/pipeline.h")
+             "operators=operators/operator.h" "readers=readers/common/reader_operator.h" "pipeline=pipeline/graph.h"
+             "pipeline=sluice/pipeline.h" "operators=sluice/host_function.h" "api=sluice/storage.h")
   set(probe_dir ${PROJECT_BINARY_DIR}/layer_probes)
   file(MAKE_DIRECTORY ${probe_dir})
   foreach(layer IN LISTS SLUICE_LAYERS)

@@ -1,4 +1,4 @@
-// libFuzzer target: the caffe.Datum and caffe2.TensorProtos decoders (readers/caffe_proto.h) over
+// libFuzzer target: the caffe.Datum and caffe2.TensorProtos decoders (readers/caffe/caffe_proto.h) over
 // arbitrary bytes. Must never crash; malformed input may only throw sluice::Error, and every byte
 // view a decoder returns must lie inside the input. The first byte picks the message:
 //   0: caffe.Datum;  1: caffe2.TensorProtos.
@@ -9,7 +9,7 @@
 
 #include <sluice/error.h>
 
-#include "readers/caffe_proto.h"
+#include "readers/caffe/caffe_proto.h"
 
 namespace {
 

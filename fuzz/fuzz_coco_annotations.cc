@@ -1,4 +1,4 @@
-// libFuzzer target: the COCO annotation parser (readers/coco_annotations.h) on arbitrary bytes, with
+// libFuzzer target: the COCO annotation parser (readers/coco/coco_annotations.h) on arbitrary bytes, with
 // the options picked by the first byte, and the polygon rasteriser on every polygon it returns.
 // Must never crash; malformed input may only throw sluice::Error. What it returns must be
 // consistent: per-sample ranges that start at 0, never decrease and cover the arrays, polygons
@@ -13,7 +13,7 @@
 #include <sluice/error.h>
 
 #include "kernels/detection/coco_mask.h"
-#include "readers/coco_annotations.h"
+#include "readers/coco/coco_annotations.h"
 
 namespace {
 

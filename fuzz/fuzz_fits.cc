@@ -1,4 +1,4 @@
-// libFuzzer target: FITS files in memory through CFITSIO (readers/fits_image.h), as
+// libFuzzer target: FITS files in memory through CFITSIO (readers/fits/fits_image.h), as
 // experimental.readers.fits reads them: open, then the image of HDUs 1 to 4 (header only, then the
 // pixels). Must never crash; malformed input may only throw sluice::Error, and the pixels read must
 // fill exactly shape x type size.
@@ -13,7 +13,7 @@
 
 #include <sluice/error.h>
 
-#include "readers/fits_image.h"
+#include "readers/fits/fits_image.h"
 
 // CFITSIO sizes some buffers from header values (tile sizes of compressed images) and checks that
 // the allocation succeeded; a huge request is its memory error, not a crash, as in production.

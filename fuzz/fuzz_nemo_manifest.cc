@@ -1,4 +1,4 @@
-// libFuzzer target: the NeMo manifest parser (readers/nemo_manifest.h) on arbitrary bytes, with the
+// libFuzzer target: the NeMo manifest parser (readers/nemo/nemo_manifest.h) on arbitrary bytes, with the
 // duration filter and read_text picked by the first byte. Must never crash; malformed input may only
 // throw sluice::Error. Every entry it returns must be sane: a non-empty path, a line number within
 // the input's lines, a non-negative offset, a duration inside the filter when one is set.
@@ -11,7 +11,7 @@
 
 #include <sluice/error.h>
 
-#include "readers/nemo_manifest.h"
+#include "readers/nemo/nemo_manifest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -10,8 +10,8 @@
 
 #include <sluice/error.h>
 
-#include "readers/npy_array.h"
-#include "readers/npy_header.h"
+#include "readers/numpy/npy_array.h"
+#include "readers/numpy/npy_header.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer target: the MXNet RecordIO parsers (readers/recordio_format.h) over arbitrary bytes.
+// libFuzzer target: the MXNet RecordIO parsers (readers/mxnet/recordio_format.h) over arbitrary bytes.
 // Must never crash; malformed input may only throw sluice::Error. The first byte picks the mode:
 //   0: the bytes are a .rec file: walked record by record from offset 0 (as an index of every part
 //      start would), each record reassembled and its IRHeader parsed; what parses is written back
@@ -15,7 +15,7 @@
 
 #include <sluice/error.h>
 
-#include "readers/recordio_format.h"
+#include "readers/mxnet/recordio_format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

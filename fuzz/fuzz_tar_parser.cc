@@ -6,9 +6,9 @@
 
 #include <sluice/error.h>
 
-#include "readers/file_source.h"
-#include "readers/tar_parser.h"
-#include "readers/wds_index.h"
+#include "readers/storage/file_source.h"
+#include "readers/webdataset/tar_parser.h"
+#include "readers/webdataset/wds_index.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sluice::MemorySource src(data, size, "fuzz.tar");

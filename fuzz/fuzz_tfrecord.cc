@@ -12,10 +12,10 @@
 
 #include <sluice/error.h>
 
-#include "readers/file_source.h"
-#include "readers/tf_example.h"
-#include "readers/tfrecord_format.h"
-#include "readers/tfrecord_reader.h"
+#include "readers/storage/file_source.h"
+#include "readers/tfrecord/tf_example.h"
+#include "readers/tfrecord/tfrecord_format.h"
+#include "readers/tfrecord/tfrecord_reader.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include <sluice/error.h>
 
-#include "readers/wds_index.h"
+#include "readers/webdataset/wds_index.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The first 4 bytes choose the archive size the index is checked against.

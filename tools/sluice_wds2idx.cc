@@ -2,7 +2,8 @@
 //
 //   sluice-wds2idx <archive.tar> [index]
 //
-// Writes to `index` if given, else to stdout. Scans headers only (pread; member data is skipped),
+// Writes to `index` if given, else to stdout. The archive may be a local file, an s3:// object or
+// an http(s):// URL. Scans headers only (pread; member data is skipped),
 // so indexing is bounded by the number of members, not the archive's size. Exit status 0 on
 // success, 1 on an unreadable/malformed archive or a name the format cannot represent, 2 on usage.
 #include <cstdio>
@@ -10,10 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <sluice/dataset_index.h>
 #include <sluice/error.h>
-
-#include "readers/file_source.h"
-#include "readers/wds_index.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 3 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
@@ -25,8 +24,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const sluice::FileSource tar(argv[1], /*use_mmap=*/false, /*read_ahead=*/false);
-    const std::string text = sluice::WriteWdsIndex(sluice::ScanTarSamples(tar));
+    const std::string text = sluice::WebDatasetIndex(argv[1]);
     if (argc == 3) {
       const std::string tmp = std::string(argv[2]) + ".tmp";
       {

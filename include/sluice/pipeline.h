@@ -124,6 +124,10 @@ class Batch {
   void WaitOn(void* cuda_stream) const;
   void Synchronize() const;
   void ReleaseOn(void* cuda_stream) const;
+  // A host copy of a "gpu" batch (DALI's TensorListGPU.as_cpu()): the same shapes, dtype, layout
+  // and sources, one contiguous buffer when the batch is contiguous. Waits for the batch. A "cpu"
+  // batch is returned as it is.
+  Batch ToHost() const;
 
   const TensorList& impl() const { return *impl_; }
 
@@ -299,7 +303,7 @@ class Pipeline {
 
   ExecutorStatistics GetExecutorStatistics() const;
   // Rows replaced after errors (on_error="replace"), oldest first, logged as their batch is taken
-  // (the last 10,000 are kept). Replacement is per row across every output: see README "Bad data".
+  // (the last 10,000 are kept). Replacement is per row across every output: see docs/engine.md, "Bad data in training".
   std::vector<SampleErrorRecord> GetErrorLog() const;
   ReaderMeta GetReaderMeta(const std::string& reader_name) const;  // throws for unknown names
   std::map<std::string, ReaderMeta> GetReaderMeta() const;

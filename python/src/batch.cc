@@ -12,8 +12,6 @@
 #include <optional>
 
 #include "bindings.h"
-#include "core/cuda/device.h"
-#include "core/tensor_list.h"
 
 namespace sluice::python {
 namespace {
@@ -58,23 +56,6 @@ ROArray View(const Batch& b, const void* data, const std::vector<size_t>& shape,
 
 std::vector<size_t> Dims(const TensorShape& s) { return {s.dims().begin(), s.dims().end()}; }
 
-// A host copy of a "gpu" batch (DALI's TensorListGPU.as_cpu()): the same shapes, dtype, layout and
-// sources, one contiguous host buffer when the batch was one contiguous tensor. Waits for the batch.
-Batch ToHost(const Batch& b) {
-  if (b.device() != "gpu") return b;
-  b.Synchronize();
-  auto host = std::make_shared<TensorList>();
-  host->Resize(b.shapes(), b.dtype(), MemoryConfig{}, b.is_contiguous());
-  host->set_layout(b.layout());
-  if (b.num_samples() > 0) cuda::SetDevice(b.device_id());
-  for (int i = 0; i < b.num_samples(); ++i) {
-    host->source(i) = b.source(i);
-    if (b.nbytes(i)) cuda::MemcpyAsync(host->raw_mutable_sample(i), b.data(i), b.nbytes(i), nullptr);
-  }
-  cuda::StreamSynchronize(nullptr);  // the legacy default stream: the copies above
-  return Batch(std::move(host));
-}
-
 nb::tuple ShapeTuple(const TensorShape& s) {
   nb::list l;
   for (int64_t d : s.dims()) l.append(d);
@@ -115,7 +96,7 @@ void BindBatch(nb::module_& m) {
            "this GPU batch, without blocking the host.")
       .def("synchronize", &Batch::Synchronize, nb::call_guard<nb::gil_scoped_release>(),
            "Blocks until this GPU batch is complete.")
-      .def("to_host", &ToHost, nb::call_guard<nb::gil_scoped_release>(),
+      .def("to_host", &Batch::ToHost, nb::call_guard<nb::gil_scoped_release>(),
            "A host copy of a GPU batch (the batch itself for a CPU batch); waits for the batch.")
       .def("sample", [](const Batch& b, int i, int device_id, std::optional<uintptr_t> release_stream) {
         CheckIndex(b, i);

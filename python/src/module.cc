@@ -1,6 +1,7 @@
 // The extension module sluice._sluice: the bound classes, registered in dependency order.
+#include <sluice/cuda.h>
+
 #include "bindings.h"
-#include "core/cuda/device.h"
 
 namespace sluice::python {
 
@@ -31,9 +32,9 @@ std::optional<DType> FromDLPack(nb::dlpack::dtype t) {
 NB_MODULE(_sluice, m) {
   using namespace sluice::python;
   m.doc() = "Sluice's C++ core. Use the `sluice` package rather than this module directly.";
-  m.attr("cuda_built") = sluice::cuda::BuiltWithCuda();
+  m.attr("cuda_built") = sluice::BuiltWithCuda();
   // Loads the CUDA driver (when built with CUDA): called only when a GPU operator is requested.
-  m.def("cuda_device_count", &sluice::cuda::DeviceCount);
+  m.def("cuda_device_count", &sluice::CudaDeviceCount);
   BindError(m);
   BindOperatorInfo(m);
   BindBatch(m);

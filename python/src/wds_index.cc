@@ -1,31 +1,19 @@
-// The WebDataset index writer (DALI's wds2idx v1.2 format), as tools/sluice_wds2idx.cc writes it:
-// `sluice wds2idx` (python/sluice/tools/cli.py) calls it. Scans headers only; `progress`, when given, is
-// called as progress(bytes_scanned, archive_size) every few thousand members and at the end.
+// The WebDataset index writer (DALI's wds2idx v1.2 format) for `sluice wds2idx`
+// (python/sluice/tools/cli.py): sluice/dataset_index.h, with a Python progress callback.
 #include <nanobind/stl/string.h>
 
+#include <sluice/dataset_index.h>
+
 #include "bindings.h"
-#include "readers/storage/storage.h"
-#include "readers/tar_parser.h"
-#include "readers/wds_index.h"
 
 namespace sluice::python {
 namespace {
 
 nb::bytes WdsIndex(const std::string& tar_path, nb::object progress) {
-  // A local file, or an s3:// / http(s):// object (read in blocks through RemoteSource's cache).
-  const std::unique_ptr<ByteSource> source = OpenByteSource(tar_path, /*use_mmap=*/false, /*read_ahead=*/false);
-  const ByteSource& tar = *source;
-  // ScanTarSamples, one member at a time so that progress can be reported.
-  TarReader reader(tar);
-  WdsSampleGrouper grouper;
-  TarEntry e;
-  int64_t members = 0;
-  while (reader.Next(&e)) {
-    grouper.Add(e);
-    if (!progress.is_none() && ++members % 4096 == 0) progress(reader.offset(), tar.size());
-  }
-  const std::string text = WriteWdsIndex(grouper.samples());
-  if (!progress.is_none()) progress(tar.size(), tar.size());
+  // The GIL stays held: `progress` is Python, called every few thousand members.
+  std::function<void(int64_t, int64_t)> report;
+  if (!progress.is_none()) report = [&progress](int64_t done, int64_t total) { progress(done, total); };
+  const std::string text = WebDatasetIndex(tar_path, report);
   return nb::bytes(text.data(), text.size());
 }
 

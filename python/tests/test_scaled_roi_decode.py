@@ -22,7 +22,7 @@ from sluice import fn, types
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # Accuracy thresholds (dB) of the scaled path against the exact one, train recipe, uint8 224x224.
-# Measured on the 64-image --hires set: README, "Scaled ROI decode on 12-megapixel photographs".
+# Measured on the 64-image --hires set: docs/benchmarks.md, "Scaled ROI decode on 12-megapixel photographs".
 MEDIAN_PSNR_MIN = 38.0
 WORST_PSNR_MIN = 27.0
 

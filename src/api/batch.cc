@@ -27,6 +27,21 @@ void Batch::WaitOn(void* cuda_stream) const {
 void Batch::Synchronize() const {
   if (ready_event_) cuda::EventSynchronize(ready_event_.get());
 }
+Batch Batch::ToHost() const {
+  if (device() != "gpu") return *this;
+  Synchronize();
+  auto host = std::make_shared<TensorList>();
+  host->Resize(shapes(), dtype(), MemoryConfig{}, is_contiguous());
+  host->set_layout(layout());
+  if (num_samples() > 0) cuda::SetDevice(device_id());
+  for (int i = 0; i < num_samples(); ++i) {
+    host->source(i) = source(i);
+    if (nbytes(i)) cuda::MemcpyAsync(host->raw_mutable_sample(i), data(i), nbytes(i), nullptr);
+  }
+  cuda::StreamSynchronize(nullptr);  // the legacy default stream: the copies above
+  return Batch(std::move(host));
+}
+
 void Batch::ReleaseOn(void* cuda_stream) const {
   if (impl_->kind() == StorageKind::kDevice && device_id_ >= 0)
     impl_->AddReadFence(cuda::RecordFence(device_id_, cuda_stream));

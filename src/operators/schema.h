@@ -162,7 +162,7 @@ class RegionMap {
 // arguments, an output that is not exact over a window of its input, ...).
 using RegionMapFn = std::function<std::shared_ptr<const RegionMap>(const OpSpec&)>;
 // A producer that can produce only a window of its output (a decoder): `rule_arg` (a string
-// list) receives its consumers' specs (operators/decoder/roi_rule.h), from which it finds each
+// list) receives its consumers' specs (operators/decode/roi_rule.h), from which it finds each
 // sample's window, and `enable_arg` (bool) lets the user turn the pass off.
 struct WindowedOutput {
   std::string rule_arg;

@@ -15,8 +15,8 @@
 
 #include "gpu_test_util.h"
 #ifdef SLUICE_WITH_NVJPEG
-#include "operators/decoder/nvjpeg_decoder.h"
-#include "operators/decoder/nvjpeg_route.h"
+#include "operators/decode/nvjpeg_decoder.h"
+#include "operators/decode/nvjpeg_route.h"
 #endif
 
 namespace sluice::gputest {

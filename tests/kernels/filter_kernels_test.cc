@@ -23,8 +23,8 @@
 
 #include "kernels/filter/convolution.h"
 #include "kernels/filter/gaussian_window.h"
-#include "kernels/noise/erase.h"
-#include "kernels/noise/grid_mask.h"
+#include "kernels/erase/erase.h"
+#include "kernels/erase/grid_mask.h"
 #include "kernels/noise/jpeg_distortion.h"
 #include "kernels/noise/noise.h"
 #include "kernels_test_util.h"

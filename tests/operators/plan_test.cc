@@ -5,9 +5,9 @@
 
 #include <map>
 
-#include "operators/image/crop_mirror_normalize_plan.h"
-#include "operators/image/crop_plan.h"
-#include "operators/image/resize_plan.h"
+#include "operators/crop_mirror_normalize/crop_mirror_normalize_plan.h"
+#include "operators/crop/crop_plan.h"
+#include "operators/resize/resize_plan.h"
 #include "operators/registry.h"
 #include "operators/tensor/cast_plan.h"
 #include "operators/tensor/transpose_plan.h"

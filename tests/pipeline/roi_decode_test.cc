@@ -12,7 +12,7 @@
 #include "kernels/decode/image_decoder.h"
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_window.h"
-#include "operators/decoder/roi_rule.h"
+#include "operators/decode/roi_rule.h"
 #include "operators/op_spec_encoding.h"
 #include "pipeline/graph.h"
 #include "pipeline/roi_decode.h"

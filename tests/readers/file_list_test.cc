@@ -2,7 +2,9 @@
 // files + labels.
 #include <gtest/gtest.h>
 
-#include "readers/file_list.h"
+#include "readers/common/file_list.h"
+#include "readers/common/file_name_filter.h"
+#include "readers/common/file_root_index.h"
 #include "readers_test_util.h"
 
 namespace sluice {

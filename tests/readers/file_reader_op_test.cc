@@ -5,7 +5,7 @@
 #include <chrono>
 #include <set>
 
-#include "readers/file_reader.h"
+#include "readers/file/file_reader.h"
 #include "readers_test_util.h"
 
 namespace sluice {

@@ -11,11 +11,11 @@
 #include <cstring>
 #include <fstream>
 
-#include "readers/file_label_list.h"
-#include "readers/file_list.h"
-#include "readers/file_name_filter.h"
-#include "readers/file_root_index.h"
-#include "readers/shuffle.h"
+#include "readers/common/file_label_list.h"
+#include "readers/common/file_name_filter.h"
+#include "readers/common/file_root_index.h"
+#include "readers/common/shuffle.h"
+#include "readers/storage/url.h"
 #include "readers_test_util.h"
 
 namespace sluice {

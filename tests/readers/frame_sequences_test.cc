@@ -2,7 +2,7 @@
 // (starts every `step` frames while the last frame, `stride` apart, is in the stream).
 #include <gtest/gtest.h>
 
-#include "readers/frame_sequences.h"
+#include "readers/video/frame_sequences.h"
 #include "readers_test_util.h"
 
 namespace sluice {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "readers/reader_operator.h"
+#include "readers/common/reader_operator.h"
 #include "readers_test_util.h"
 
 namespace sluice {

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "readers/npy_array.h"
-#include "readers/npy_header.h"
+#include "readers/numpy/npy_array.h"
+#include "readers/numpy/npy_header.h"
 #include "readers_test_util.h"
 
 namespace sluice {

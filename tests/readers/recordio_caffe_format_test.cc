@@ -10,8 +10,8 @@
 
 #include <sluice/error.h>
 
-#include "readers/caffe_proto.h"
-#include "readers/recordio_format.h"
+#include "readers/caffe/caffe_proto.h"
+#include "readers/mxnet/recordio_format.h"
 
 namespace sluice {
 namespace {

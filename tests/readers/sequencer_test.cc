@@ -7,9 +7,9 @@
 
 #include <sluice/error.h>
 
-#include "readers/sample_sequencer.h"
-#include "readers/sharding.h"
-#include "readers/shuffle.h"
+#include "readers/common/sample_sequencer.h"
+#include "readers/common/sharding.h"
+#include "readers/common/shuffle.h"
 
 namespace sluice {
 namespace {

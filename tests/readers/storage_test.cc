@@ -8,7 +8,6 @@
 
 #include <sluice/error.h>
 
-#include "readers/file_list.h"
 #include "readers/storage/aws_config.h"
 #include "readers/storage/retry.h"
 #include "readers/storage/s3_list.h"

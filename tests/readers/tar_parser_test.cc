@@ -4,9 +4,9 @@
 
 #include <functional>
 
-#include "readers/file_source.h"
-#include "readers/tar_parser.h"
-#include "readers/wds_index.h"
+#include "readers/storage/file_source.h"
+#include "readers/webdataset/tar_parser.h"
+#include "readers/webdataset/wds_index.h"
 #include "readers_test_util.h"
 #include "tar_builder.h"
 

@@ -4,10 +4,10 @@
 
 #include <cstring>
 
-#include "readers/file_source.h"
-#include "readers/tf_example.h"
-#include "readers/tfrecord_format.h"
-#include "readers/tfrecord_reader.h"
+#include "readers/storage/file_source.h"
+#include "readers/tfrecord/tf_example.h"
+#include "readers/tfrecord/tfrecord_format.h"
+#include "readers/tfrecord/tfrecord_reader.h"
 #include "readers_test_util.h"
 
 namespace sluice {

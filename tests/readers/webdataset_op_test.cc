@@ -3,8 +3,8 @@
 
 #include <glob.h>
 
-#include "readers/wds_index.h"
-#include "readers/webdataset_reader.h"
+#include "readers/webdataset/wds_index.h"
+#include "readers/webdataset/webdataset_reader.h"
 #include "readers_test_util.h"
 #include "tar_builder.h"
 

@@ -12,6 +12,7 @@
 
 #include <sluice/error.h>
 
+#include "core/dtype_list.h"
 #include "kernels/audio/resample_hwy.h"
 #include "kernels/tensor/saturate_cast.h"
 
@@ -117,16 +118,10 @@ void Resampler::Resample(const float* in, int64_t n_in, int channels, void* out,
                          int64_t out_frames) const {
   if (out_frames <= 0) return;
   if (channels < 1) throw Error("resampling needs at least one channel");
-  switch (out_type) {
-    case DType::kFloat32: return ResampleTo(in, n_in, channels, static_cast<float*>(out), out_frames);
-    case DType::kInt8: return ResampleTo(in, n_in, channels, static_cast<int8_t*>(out), out_frames);
-    case DType::kUInt8: return ResampleTo(in, n_in, channels, static_cast<uint8_t*>(out), out_frames);
-    case DType::kInt16: return ResampleTo(in, n_in, channels, static_cast<int16_t*>(out), out_frames);
-    case DType::kUInt16: return ResampleTo(in, n_in, channels, static_cast<uint16_t*>(out), out_frames);
-    case DType::kInt32: return ResampleTo(in, n_in, channels, static_cast<int32_t*>(out), out_frames);
-    default: throw Error("resampling outputs float32, int8, uint8, int16, uint16 or int32, not " +
-                         std::string(ToString(out_type)));
-  }
+  using Outputs = DTypeList<float, int8_t, uint8_t, int16_t, uint16_t, int32_t>;
+  VisitDTypeIn<Outputs>(out_type, "resampling", [&](auto zero) {
+    ResampleTo(in, n_in, channels, static_cast<decltype(zero)*>(out), out_frames);
+  });
 }
 
 template <typename Out>

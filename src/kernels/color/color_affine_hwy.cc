@@ -9,6 +9,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/tensor/round_saturate_u8-inl.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,6 +21,7 @@ HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::color_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using sluice::kernels::HWY_NAMESPACE::RoundSaturateToU8;
 
 void AffineU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, size_t n, float mul, float add) {
   const hn::ScalableTag<float> df;
@@ -26,13 +29,12 @@ void AffineU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, siz
   const hn::Rebind<uint8_t, decltype(df)> d8;
   const size_t N = hn::Lanes(df);
   const auto vm = hn::Set(df, mul), va = hn::Set(df, add);
-  const auto lo = hn::Zero(df), hi = hn::Set(df, 255.0f);
   size_t x = 0;
   for (; x + 4 * N <= n; x += 4 * N) {  // four vectors per step: independent chains
     for (size_t k = 0; k < 4; ++k) {
       const auto v = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, in + x + k * N)));
       const auto y = hn::Add(hn::Mul(v, vm), va);
-      hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(y, lo), hi))), d8, out + x + k * N);
+      hn::StoreU(RoundSaturateToU8(df, d8, y), d8, out + x + k * N);
     }
   }
   for (; x < n; ++x) {

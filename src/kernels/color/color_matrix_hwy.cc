@@ -8,6 +8,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/tensor/round_saturate_u8-inl.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -17,6 +19,7 @@ HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::color_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using sluice::kernels::HWY_NAMESPACE::RoundSaturateToU8;
 
 void MatrixRowU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, size_t n, const float* m,
                      const float* off) {
@@ -28,10 +31,9 @@ void MatrixRowU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, 
   const auto m10 = hn::Set(df, m[3]), m11 = hn::Set(df, m[4]), m12 = hn::Set(df, m[5]);
   const auto m20 = hn::Set(df, m[6]), m21 = hn::Set(df, m[7]), m22 = hn::Set(df, m[8]);
   const auto o0 = hn::Set(df, off[0]), o1 = hn::Set(df, off[1]), o2 = hn::Set(df, off[2]);
-  const auto lo = hn::Zero(df), hi = hn::Set(df, 255.0f);
   auto widen = [&](hn::Vec<decltype(d8)> v) { return hn::ConvertTo(df, hn::PromoteTo(di, v)); };
   auto narrow = [&](hn::Vec<decltype(df)> v) {
-    return hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi)));
+    return RoundSaturateToU8(df, d8, v);
   };
   size_t x = 0;
   for (; x + N <= n; x += N) {

@@ -14,6 +14,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/tensor/round_saturate_u8-inl.h"
+
 #include <cmath>
 
 #include "kernels/color/color_space_hwy.h"
@@ -22,6 +24,7 @@ HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::color_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using sluice::kernels::HWY_NAMESPACE::RoundSaturateToU8;
 
 // kernels::ConvertSaturate<uint8_t>(float).
 HWY_INLINE uint8_t ScalarU8(float v) {
@@ -36,9 +39,8 @@ void ConvertRows(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, size
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<uint8_t, decltype(df)> d8;
   const size_t N = hn::Lanes(df);
-  const auto lo = hn::Zero(df), hi = hn::Set(df, 255.0f);
   auto widen = [&](hn::Vec<decltype(d8)> v) { return hn::ConvertTo(df, hn::PromoteTo(di, v)); };
-  auto narrow = [&](hn::Vec<decltype(df)> v) { return hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi))); };
+  auto narrow = [&](hn::Vec<decltype(df)> v) { return RoundSaturateToU8(df, d8, v); };
   // color_space.cc's constants (uint8: bias 256 -> offsets 16 and 128).
   constexpr float kY = 0.0625f * 256.0f, kC = 0.5f * 256.0f;
   size_t x = 0;

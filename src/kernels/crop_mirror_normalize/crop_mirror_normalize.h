@@ -7,7 +7,7 @@
 // (ties to even) and saturate; float16 rounds to nearest even.
 //
 // The kernel assumes valid input: mean, stddev and fill_values hold 0, 1 or C values, stddev is
-// non-zero, 1 <= C <= 4 (the operator's plan checks these; see operators/image/cmn_plan.h).
+// non-zero, 1 <= C <= 4 (the operator's plan checks these; see operators/crop_mirror_normalize/crop_mirror_normalize_plan.h).
 // Thread-safety: reentrant, no allocation. Buffers: `in` is H*W*C (HWC, packed rows); `out` must
 // hold CmnOutputElements(params, C) elements of `out_type`.
 #pragma once

@@ -1,6 +1,6 @@
 // The frame header (SOF) of a JPEG stream, read by walking its markers: the coding process, sample
 // precision, extents and each component's sampling factors. What a decoder choice needs (nvJPEG's
-// hardware engine takes only some frames, see operators/image/nvjpeg_route.h) without starting
+// hardware engine takes only some frames, see operators/decode/nvjpeg_route.h) without starting
 // libjpeg. Pure and bounds-checked: any input is safe; a stream without a readable frame header
 // gives nullopt.
 #pragma once

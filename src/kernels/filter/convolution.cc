@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/dtype_list.h"
 #include "kernels/filter/dense_row_hwy.h"
 #include "kernels/filter/separable_u8_hwy.h"
 #include "sluice/error.h"
@@ -27,17 +28,6 @@ inline T StoreSat(float v) {
     constexpr float kMagic = 12582912.0f;  // IEEE arithmetic: (v + M) - M is not folded to v
     v = (v + kMagic) - kMagic;
     return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
-  }
-}
-
-template <typename Fn>
-void VisitFilterType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("filter kernels do not support " + std::string(ToString(t)));
   }
 }
 
@@ -392,9 +382,9 @@ bool FilterKernelSupports(DType t) {
 
 void Filter2D(const void* in, DType in_type, const ImageGeom& in_geom, void* out, DType out_type,
               const ImageGeom& out_geom, const FilterParams& p) {
-  VisitFilterType(in_type, [&](auto in_tag) {
+  VisitDTypeIn<FilterDTypes>(in_type, "filter kernels", [&](auto in_tag) {
     using In = decltype(in_tag);
-    VisitFilterType(out_type, [&](auto out_tag) {
+    VisitDTypeIn<FilterDTypes>(out_type, "filter kernels", [&](auto out_tag) {
       using Out = decltype(out_tag);
       if (Interleaved(in_geom) && Interleaved(out_geom) && in_geom.channels == out_geom.channels)
         Filter2DInterleaved(static_cast<const In*>(in), in_geom, static_cast<Out*>(out), out_geom, p);
@@ -409,9 +399,9 @@ void SeparableFilter2D(const void* in, DType in_type, void* out, DType out_type,
   if (in_type == DType::kUInt8 && out_type == DType::kUInt8 &&
       SeparableU8Fast(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), geom, wy, wx, border))
     return;
-  VisitFilterType(in_type, [&](auto in_tag) {
+  VisitDTypeIn<FilterDTypes>(in_type, "filter kernels", [&](auto in_tag) {
     using In = decltype(in_tag);
-    VisitFilterType(out_type, [&](auto out_tag) {
+    VisitDTypeIn<FilterDTypes>(out_type, "filter kernels", [&](auto out_tag) {
       using Out = decltype(out_tag);
       SeparableTyped(static_cast<const In*>(in), static_cast<Out*>(out), geom, wy, wx, border);
     });

@@ -4,23 +4,13 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/dtype_list.h"
 #include "kernels/filter/laplacian_rows_hwy.h"
 #include "kernels/tensor/saturate_cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {
-
-template <typename Fn>
-void VisitLaplacianType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("laplacian kernel does not support " + std::string(ToString(t)));
-  }
-}
 
 // Padded row `sy` of one plane (ci interleaved channels), converted to float: the interior is one
 // contiguous conversion, the rx columns on each side come from the border table.
@@ -201,9 +191,9 @@ LaplacianWindows MakeLaplacianWindows(int wy, int wx, int sy, int sx, bool norma
 void Laplacian2D(const void* in, DType in_type, void* out, DType out_type, const ImageGeom& geom,
                  const LaplacianWindows& w) {
   if (geom.height <= 0 || geom.width <= 0 || geom.channels <= 0) return;
-  VisitLaplacianType(in_type, [&](auto i) {
+  VisitDTypeIn<FilterDTypes>(in_type, "laplacian kernel", [&](auto i) {
     using In = decltype(i);
-    VisitLaplacianType(out_type, [&](auto o) {
+    VisitDTypeIn<FilterDTypes>(out_type, "laplacian kernel", [&](auto o) {
       using Out = decltype(o);
       LaplacianTyped(static_cast<const In*>(in), static_cast<Out*>(out), geom, w);
     });

@@ -14,6 +14,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/tensor/round_saturate_u8-inl.h"
+
 #include <cmath>
 
 #include "kernels/filter/laplacian_rows_hwy.h"
@@ -22,6 +24,7 @@ HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::filter_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using sluice::kernels::HWY_NAMESPACE::StoreFloatOrU8;
 
 void LaplacianRowPassImpl(const float* c, int64_t n, int64_t step, int r, const float* ws, const float* wd,
                           float* hs, float* hd) {
@@ -70,15 +73,7 @@ void LaplacianColumnPassImpl(const float* const* ra, const float* a, const float
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint8_t, decltype(df)> d8;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
-  const auto lo = hn::Set(df, -1.0f), hi = hn::Set(df, 256.0f);
-  auto put = [&](hn::Vec<decltype(df)> v, int64_t at) {
-    if (out8) {
-      v = hn::IfThenElseZero(hn::Eq(v, v), v);
-      hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi))), d8, out8 + at);
-    } else {
-      hn::StoreU(v, df, acc + at);
-    }
-  };
+  auto put = [&](hn::Vec<decltype(df)> v, int64_t at) { StoreFloatOrU8(df, d8, v, acc, out8, at); };
   int64_t e = 0;
   for (; e + 2 * N <= n; e += 2 * N) {
     auto x0 = hn::Mul(hn::Set(df, a[0]), hn::LoadU(df, ra[r] + e));

@@ -14,6 +14,8 @@
 #endif
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+
+#include "kernels/tensor/round_saturate_u8-inl.h"
 #include <hwy/cache_control.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@ HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::filter_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using sluice::kernels::HWY_NAMESPACE::RoundSaturateToU8;
 
 // convolution.cc's StoreSat<uint8_t>.
 HWY_INLINE uint8_t ScalarStore(float v) {
@@ -87,8 +90,7 @@ void SeparableU8InterleavedImpl(const SeparableU8Args& a) {
   // Column tiles of ~1024 elements (a multiple of 64 pixels): the ring of ky filtered tile rows
   // then stays in L1/L2 for any image width.
   const size_t tile_w = static_cast<size_t>(SeparableTileWidth(a.channels));
-  const auto lo = hn::Zero(d), hi = hn::Set(d, 255.0f);
-  auto narrow = [&](hn::Vec<decltype(d)> v) { return hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, lo), hi))); };
+  auto narrow = [&](hn::Vec<decltype(d)> v) { return RoundSaturateToU8(d, d8, v); };
   const float* rows[64];
   float wts[64];
   for (size_t x0 = 0; x0 < W; x0 += tile_w) {

@@ -3,23 +3,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/dtype_list.h"
 #include "kernels/morphology/rank_rows_hwy.h"
 #include "kernels/morphology/selection_network.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {
-
-template <typename Fn>
-void VisitRankType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("rank filters do not support " + std::string(ToString(t)));
-  }
-}
 
 // Min / max: two output rows per call (their column passes share kh - 1 rows), source rows read in
 // place; a row outside the image in constant mode is a row of the fill value.
@@ -149,7 +139,7 @@ void RankFilter2D(const void* in, void* out, DType type, const ImageGeom& g, con
   const int64_t count = int64_t(p.kw) * p.kh;
   std::vector<std::pair<uint8_t, uint8_t>> net;
   if (p.op == RankOp::kMedian && count <= morph_detail::kMaxNetwork) net = SelectionNetwork(int(count), int(count / 2));
-  VisitRankType(type, [&](auto z) {
+  VisitDTypeIn<FilterDTypes>(type, "rank filters", [&](auto z) {
     using T = decltype(z);
     RankPass(static_cast<const T*>(in), static_cast<T*>(out), g, p, net);
   });

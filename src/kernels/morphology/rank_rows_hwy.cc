@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/dtype_list.h"
 #include "kernels/morphology/rank_rows_hwy.h"
 #include "kernels/morphology/selection_network.h"
 #include "sluice/error.h"
@@ -331,20 +332,9 @@ void MedianT(const T* const* rows, int kh, int kw, int64_t step, int64_t n, cons
   }
 }
 
-template <typename Fn>
-void Visit(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("rank filters do not support " + std::string(ToString(t)));
-  }
-}
-
 void MorphRowsImpl(const void* const* rows, int kh, int kw, int ax, int64_t ci, int64_t width, const int64_t* xs,
                    const void* fill, bool is_max, DType type, void* tmp, void* out0, void* out1) {
-  Visit(type, [&](auto z) {
+  VisitDTypeIn<FilterDTypes>(type, "rank filters", [&](auto z) {
     using T = decltype(z);
     const auto r = reinterpret_cast<const T* const*>(rows);
     const T f = *static_cast<const T*>(fill);
@@ -357,7 +347,7 @@ void MorphRowsImpl(const void* const* rows, int kh, int kw, int ax, int64_t ci, 
 }
 
 void Median3x3RowsImpl(const void* const* rows, int64_t ci, int64_t n, DType type, void* tmp, void* out0, void* out1) {
-  Visit(type, [&](auto z) {
+  VisitDTypeIn<FilterDTypes>(type, "rank filters", [&](auto z) {
     using T = decltype(z);
     Median3x3RowsT<T>(reinterpret_cast<const T* const*>(rows), ci, n, static_cast<T*>(tmp), static_cast<T*>(out0),
                       static_cast<T*>(out1));
@@ -366,7 +356,7 @@ void Median3x3RowsImpl(const void* const* rows, int64_t ci, int64_t n, DType typ
 
 void MedianOfRowsImpl(const void* const* rows, int kh, int kw, int64_t step, int64_t n, const uint8_t* pairs,
                       int npairs, int rank, DType type, void* out) {
-  Visit(type, [&](auto z) {
+  VisitDTypeIn<FilterDTypes>(type, "rank filters", [&](auto z) {
     using T = decltype(z);
     MedianT<T>(reinterpret_cast<const T* const*>(rows), kh, kw, step, n, pairs, npairs, rank, static_cast<T*>(out));
   });

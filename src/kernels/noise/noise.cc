@@ -3,31 +3,18 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/dtype_list.h"
 #include "kernels/tensor/cast.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
 namespace {
 
-template <typename Fn>
-void VisitNoiseType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt8: fn(int8_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kInt32: fn(int32_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("noise kernels do not support " + std::string(ToString(t)));
-  }
-}
+using NoiseDTypes = DTypeList<uint8_t, int8_t, uint16_t, int16_t, int32_t, float>;
 
 }  // namespace
 
-bool NoiseKernelSupports(DType t) {
-  return t == DType::kUInt8 || t == DType::kInt8 || t == DType::kUInt16 || t == DType::kInt16 ||
-         t == DType::kInt32 || t == DType::kFloat32;
-}
+bool NoiseKernelSupports(DType t) { return NoiseDTypes::Contains(t); }
 
 int64_t PoissonSample(double lambda, RandomGenerator& rng) {
   if (!(lambda > 0)) return 0;
@@ -57,7 +44,7 @@ int64_t PoissonSample(double lambda, RandomGenerator& rng) {
 }
 
 void GaussianNoise(const void* in, void* out, DType type, size_t n, double mean, double stddev, RandomGenerator& rng) {
-  VisitNoiseType(type, [&](auto tag) {
+  VisitDTypeIn<NoiseDTypes>(type, "noise kernels", [&](auto tag) {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);
@@ -67,7 +54,7 @@ void GaussianNoise(const void* in, void* out, DType type, size_t n, double mean,
 }
 
 void ShotNoise(const void* in, void* out, DType type, size_t n, double factor, RandomGenerator& rng) {
-  VisitNoiseType(type, [&](auto tag) {
+  VisitDTypeIn<NoiseDTypes>(type, "noise kernels", [&](auto tag) {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);
@@ -85,7 +72,7 @@ void ShotNoise(const void* in, void* out, DType type, size_t n, double factor, R
 
 void SaltAndPepper(const void* in, void* out, DType type, const PixelGeom& g, const SaltAndPepperParams& p,
                    RandomGenerator& rng) {
-  VisitNoiseType(type, [&](auto tag) {
+  VisitDTypeIn<NoiseDTypes>(type, "noise kernels", [&](auto tag) {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/dtype_list.h"
 #include "kernels/filter/convolution.h"
 #include "kernels/warp/warp_perspective.h"
 #include "sluice/dtype.h"
@@ -18,17 +19,6 @@
 
 namespace sluice::kernels::warp_detail {
 
-
-template <typename Fn>
-void VisitWarpType(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kUInt8: fn(uint8_t{}); return;
-    case DType::kInt16: fn(int16_t{}); return;
-    case DType::kUInt16: fn(uint16_t{}); return;
-    case DType::kFloat32: fn(float{}); return;
-    default: throw Error("warp_perspective does not support " + std::string(ToString(t)));
-  }
-}
 
 // floor without a libm call (baseline x86-64 has no rounding instruction); |v| < 2^62.
 inline int64_t FloorI(double v) {
@@ -174,7 +164,7 @@ void SampleImage(const void* in, const ImageGeom& ig, void* out, const ImageGeom
   if (og.height <= 0 || og.width <= 0 || og.channels <= 0) return;
   if (ig.channels != og.channels) throw Error("input and output channel counts differ");
   if (ig.height <= 0 || ig.width <= 0) throw Error("empty input image");
-  VisitWarpType(type, [&](auto z) {
+  VisitDTypeIn<FilterDTypes>(type, "warp_perspective", [&](auto z) {
     using T = decltype(z);
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);

@@ -3,6 +3,7 @@
 // quality), downmixing and the output type; the work is AudioDecoding's (audio_decoding.h), the
 // decoding libsndfile's (kernels/audio/audio_decode.h).
 #include "operators/audio/audio_decoding.h"
+#include "operators/on_error_arg.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -12,7 +13,7 @@ namespace {
 class AudioDecoderOp final : public Operator {
  public:
   explicit AudioDecoderOp(const OpSpec& spec)
-      : Operator(spec), decoding_(*this, Arg<std::string>("on_error") == "replace") {}
+      : Operator(spec), decoding_(*this, ReplacesOnError(*this)) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
@@ -56,12 +57,7 @@ SLUICE_REGISTER_OPERATORS(RegisterAudioDecoder) {
       .Output("audio", "The decoded audio: samples x channels, or samples with downmix; type `dtype`.")
       .Output("sample_rate", "The audio output's sample rate in Hz (float32, a scalar per sample).");
   AddAudioDecodingArgs(s, {/*downmix=*/false, /*sample_rate=*/0.0, /*sample_rate_per_sample=*/true});
-  s.Arg("on_error", ArgType::kString, std::string("raise"),
-        "What a sample that cannot be decoded does: \"raise\" stops the pipeline with an error naming the operator "
-        "and the sample's source; \"replace\" replaces the whole row (every pipeline output of that batch index) by "
-        "the row of the next sample of the same batch that decoded, counts it in the statistics and logs its "
-        "source and error (Pipeline.error_log()), as decoders.image does. A batch where nothing decodes is an error.")
-      .Enum({"raise", "replace"})
+  AddOnErrorArg(s, "cannot be decoded", "the operator and the sample's source", "decoded")
       .Factory("cpu", MakeFactory<AudioDecoderOp>());
   r.Register(std::move(s));
 }

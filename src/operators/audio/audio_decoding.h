@@ -2,7 +2,7 @@
 // downmix, dtype, quality; Sluice's max_samples) and AudioDecoding, which decodes a batch of
 // encoded audio into one output -- peek and plan every sample in Setup (the output's shapes), then
 // decode, downmix and resample each on the operator's threads -- with on_error="replace" as the
-// image decoders do it (operators/decoder/decoder_base.h).
+// image decoders do it (operators/decode/decoder_base.h).
 //
 // Output: samples x channels ("TC", interleaved) of dtype; one dimension ("T") when downmixing, as
 // DALI's. Sample rates: float32 scalars, the rate of the audio output (the target rate when it

@@ -9,12 +9,15 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/dtype_list.h"
 #include "kernels/tensor/cast.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
 namespace sluice {
 namespace {
+
+using PasteDTypes = DTypeList<uint8_t, int16_t, int32_t, float>;
 
 struct Region {
   int src;
@@ -34,17 +37,6 @@ void PasteRegion(const In* src, int64_t src_w, int64_t c, const Region& r, Out* 
   }
 }
 
-template <typename F>
-void WithType(DType t, F&& f) {
-  switch (t) {
-    case DType::kUInt8: f(uint8_t{}); return;
-    case DType::kInt16: f(int16_t{}); return;
-    case DType::kInt32: f(int32_t{}); return;
-    case DType::kFloat32: f(float{}); return;
-    default: throw Error(std::string("multi_paste supports uint8, int16, int32 and float32, got ") + std::string(ToString(t)));
-  }
-}
-
 class MultiPasteOp : public Operator {
  public:
   using Operator::Operator;
@@ -53,8 +45,8 @@ class MultiPasteOp : public Operator {
     const TensorList& in = ws.Input(0);
     const int n = in.num_samples();
     out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
-    WithType(in.dtype(), [](auto) {});
-    WithType(out_type_, [](auto) {});
+    VisitDTypeIn<PasteDTypes>(in.dtype(), "multi_paste", [](auto) {});
+    VisitDTypeIn<PasteDTypes>(out_type_, "multi_paste", [](auto) {});
     const auto ids = PerSampleListArg<int64_t>(ws, "in_ids");
     const auto in_a = PerSampleListArg<double>(ws, "in_anchors"), in_ar = PerSampleListArg<double>(ws, "in_anchors_rel");
     const auto sh = PerSampleListArg<double>(ws, "shapes"), shr = PerSampleListArg<double>(ws, "shapes_rel");
@@ -115,9 +107,9 @@ class MultiPasteOp : public Operator {
     TensorList& out = ws.Output(0);
     std::memset(out.raw_mutable_sample(i), 0, static_cast<size_t>(out.shape(i).num_elements()) * SizeOf(out_type_));
     const int64_t ow = out.shape(i)[1], c = out.shape(i)[2];
-    WithType(in.dtype(), [&](auto in_tag) {
+    VisitDTypeIn<PasteDTypes>(in.dtype(), "multi_paste", [&](auto in_tag) {
       using In = decltype(in_tag);
-      WithType(out_type_, [&](auto out_tag) {
+      VisitDTypeIn<PasteDTypes>(out_type_, "multi_paste", [&](auto out_tag) {
         using Out = decltype(out_tag);
         for (const Region& r : regions_[static_cast<size_t>(i)])
           PasteRegion(in.sample<In>(r.src), in.shape(r.src)[1], c, r, out.mutable_sample<Out>(i), ow);

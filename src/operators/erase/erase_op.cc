@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/noise/erase.h"
+#include "kernels/erase/erase.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 

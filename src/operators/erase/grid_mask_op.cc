@@ -1,8 +1,8 @@
 // grid_mask: DALI's GridMask (dali/kernels/mask/grid_mask_cpu.h, arXiv:2001.04086): zeroes squares of
 // side ratio * tile repeating every `tile` pixels, rotated by `angle` (radians) about the origin and
-// shifted by (shift_x, shift_y) after the rotation; see kernels/noise/grid_mask.h for the formula.
+// shifted by (shift_x, shift_y) after the rotation; see kernels/erase/grid_mask.h for the formula.
 // Every argument may be given per sample. HWC (or HW) images of uint8, int16, int32 or float32.
-#include "kernels/noise/grid_mask.h"
+#include "kernels/erase/grid_mask.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 

@@ -1,5 +1,5 @@
 // Base of the "gpu" operators. A GPU operator computes in Setup the same backend-neutral plan as
-// its CPU operator, with the same function (operators/image/*_plan.h: the checks, shapes, layouts
+// its CPU operator, with the same function (operators/<family>/*_plan.h: the checks, shapes, layouts
 // and error messages are the CPU operator's), turns it into one kernel descriptor per sample in
 // pinned memory, uploads them with one copy and launches one kernel per pass for the whole batch
 // on the pipeline's stream (ws.stream()). Nothing here synchronizes: the executor waits for the

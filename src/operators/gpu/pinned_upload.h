@@ -1,5 +1,5 @@
 // Host-to-device uploads of whole batches through pinned memory, for the mixed-stage operators
-// (mixed_ops.cc, mixed_image_decoder.cc).
+// (tensor/copy_mixed.cc, decode/mixed_image_decoder.cc).
 //
 // Internal to src/operators/gpu (only compiled with SLUICE_WITH_CUDA).
 #pragma once

@@ -6,6 +6,7 @@
 // decoding FFmpeg's (kernels/video/video_decode.h).
 #include <algorithm>
 
+#include "operators/on_error_arg.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 #include "operators/video/video_decoding.h"
@@ -17,7 +18,7 @@ class VideoDecoderOp final : public Operator {
  public:
   explicit VideoDecoderOp(const OpSpec& spec)
       : Operator(spec),
-        decoding_(*this, Arg<std::string>("on_error") == "replace", /*image_type=*/false),
+        decoding_(*this, ReplacesOnError(*this), /*image_type=*/false),
         pad_(ParseVideoPad(Arg<std::string>("pad_mode"))) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
@@ -112,12 +113,8 @@ SLUICE_REGISTER_OPERATORS(RegisterVideoDecoder) {
       .Exclusive({"frames", "stride"})
       .Arg("affine", ArgType::kBool, true, "Accepted for compatibility (DALI pins its mixed-backend threads); ignored.");
   AddVideoClipArgs(s, /*image_type=*/false, /*pad_default=*/"constant");
-  s.Arg("on_error", ArgType::kString, std::string("raise"),
-        "What a sample that cannot be decoded does: \"raise\" stops the pipeline with an error naming the operator, "
-        "the sample's source and, where the decoding failed, the frame; \"replace\" replaces the whole row by the "
-        "row of the next sample of the same batch that decoded, counts it and logs it (Pipeline.error_log()), as "
-        "decoders.image does. A batch where nothing decodes is an error.")
-      .Enum({"raise", "replace"})
+  AddOnErrorArg(s, "cannot be decoded", "the operator, the sample's source and, where the decoding failed, the frame",
+                "decoded")
       .Factory("cpu", MakeFactory<VideoDecoderOp>());
   r.Register(std::move(s));
 }

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "readers/file_source.h"
+#include "readers/storage/file_source.h"
 #include "readers/storage/remote_object.h"
 
 namespace sluice {

@@ -111,4 +111,10 @@ std::string ParentOfPath(const std::string& path) {
   return path.substr(0, slash + 1);
 }
 
+std::string JoinPath(const std::string& dir, const std::string& path) {
+  if (dir.empty() || (!path.empty() && path[0] == '/') || IsRemotePath(path)) return path;
+  if (dir.back() == '/') return dir + path;
+  return dir + "/" + path;
+}
+
 }  // namespace sluice

@@ -35,4 +35,8 @@ std::string UriEncode(std::string_view s, bool keep_slash);
 // ("s3://b/x/list.txt" -> "s3://b/x/"); "" if there is none.
 std::string ParentOfPath(const std::string& path);
 
+// Joins a relative path to a folder ("" keeps the path as is; absolute local paths and remote paths
+// are kept).
+std::string JoinPath(const std::string& dir, const std::string& path);
+
 }  // namespace sluice
