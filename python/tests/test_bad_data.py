@@ -356,8 +356,9 @@ def test_empty_datasets_are_errors_naming_the_reader(tmp_path):
 
 # ----------------------------------------------------------------------------- the README's promise
 def _readme_paragraph():
+    # The "Bad data in training" paragraph of the engine semantics (moved there from the README).
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(root, "docs", "engine.md"), encoding="utf-8") as f:
         text = f.read()
     start = text.index("- **Bad data in training**")
     end = text.index("\n- **", start + 1)

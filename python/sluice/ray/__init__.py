@@ -4,8 +4,8 @@
     ds = sluice.ray.from_pipeline(make_pipeline, shards=tars, output_names=["image", "label"], actors=4)
     for batch in ds.iter_torch_batches(batch_size=64): ...
 
-Needs Ray (`pip install sluice[ray]`); `import sluice` alone never imports it. See the README's
-"Beyond one machine" for the epoch, checkpoint and fault semantics.
+Needs Ray (`pip install sluice[ray]`); `import sluice` alone never imports it. See docs/ray.md
+for the epoch, checkpoint and fault semantics.
 """
 try:
     import ray as _ray  # noqa: F401

@@ -39,9 +39,10 @@ PEERS = (
     Peer("torchvision", "torchvision", "torchvision", ("train", "val", "train-randaug"), None,
          "apt-get install python3-torchvision", ".bench_pipelines:torchvision_epochs"),
     Peer("dali", "DALI", "nvidia.dali", ("train", "val"), "--dali-python",
-         'pip install nvidia-dali-cuda120==2.4.0 nvidia-nvimgcodec-cu12 "numpy<2" (see README: peers)',
+         'pip install nvidia-dali-cuda120==2.4.0 nvidia-nvimgcodec-cu12 "numpy<2" (see docs/benchmarks.md: peers)',
          ".bench_pipelines:dali_epochs"),
-    Peer("spdl", "SPDL", "spdl.io", ("train", "val"), "--spdl-python", "pip install spdl (see README: peers)",
+    Peer("spdl", "SPDL", "spdl.io", ("train", "val"), "--spdl-python",
+         "pip install spdl (see docs/benchmarks.md: peers)",
          ".bench_spdl:spdl_epochs"),
 )
 PEER_PIPELINES = [f"{p.name}-{r}" for p in PEERS for r in p.recipes]
