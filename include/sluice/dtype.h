@@ -20,17 +20,20 @@ enum class DType : uint8_t {
   kFloat32,
   kFloat64,
   kBool,
+  // Added after kBool so that the earlier values (kept in checkpoints and tables) do not move.
+  kUInt32,
+  kUInt64,
 };
 
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 12;
 
 // Size in bytes of one element.
 constexpr size_t SizeOf(DType t) {
   switch (t) {
     case DType::kUInt8: case DType::kInt8: case DType::kBool: return 1;
     case DType::kUInt16: case DType::kInt16: case DType::kFloat16: return 2;
-    case DType::kInt32: case DType::kFloat32: return 4;
-    case DType::kInt64: case DType::kFloat64: return 8;
+    case DType::kInt32: case DType::kUInt32: case DType::kFloat32: return 4;
+    case DType::kInt64: case DType::kUInt64: case DType::kFloat64: return 8;
   }
   return 0;
 }
@@ -64,6 +67,8 @@ template <> struct TypeToDType<float16> { static constexpr DType value = DType::
 template <> struct TypeToDType<float> { static constexpr DType value = DType::kFloat32; };
 template <> struct TypeToDType<double> { static constexpr DType value = DType::kFloat64; };
 template <> struct TypeToDType<bool> { static constexpr DType value = DType::kBool; };
+template <> struct TypeToDType<uint32_t> { static constexpr DType value = DType::kUInt32; };
+template <> struct TypeToDType<uint64_t> { static constexpr DType value = DType::kUInt64; };
 template <typename T> inline constexpr DType kDTypeOf = TypeToDType<T>::value;
 
 // Calls fn(T{}) with T the C++ type of `t`. A small constexpr dispatch instead of nested macros.
@@ -80,6 +85,8 @@ decltype(auto) VisitDType(DType t, Fn&& fn) {
     case DType::kFloat32: return fn(float{});
     case DType::kFloat64: return fn(double{});
     case DType::kBool: return fn(bool{});
+    case DType::kUInt32: return fn(uint32_t{});
+    case DType::kUInt64: return fn(uint64_t{});
   }
   return fn(uint8_t{});
 }

@@ -14,6 +14,7 @@ from .errors import ArgumentError, SluiceError
 from . import types
 from .pipeline import Pipeline, pipeline_def
 from .data_node import DataNode
+from .graph import newaxis
 from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from . import fn, ops, tfrecord
 from . import math

@@ -3,6 +3,6 @@
 Defined in :mod:`sluice.graph` with the calls that make DataNodes (a node's ``gpu()`` and its
 arithmetic are operator calls); this module keeps DALI's import path ``data_node.DataNode``.
 """
-from .graph import DataNode
+from .graph import DataNode, newaxis
 
-__all__ = ["DataNode"]
+__all__ = ["DataNode", "newaxis"]

@@ -4,8 +4,15 @@
 every ``schedule_run`` and feeds the result (NumPy arrays, anything ``np.asarray`` accepts, or
 ``bytes`` as uint8) into the C++ ``external_source`` operator. ``StopIteration`` from the source
 ends the epoch: ``run()`` raises it once the batches already scheduled are consumed; ``reset()``
-starts the next epoch. ``cycle=True``/``"quiet"`` restarts an exhausted iterable silently;
-``cycle="raise"`` ends the epoch and restarts it on ``reset()``.
+starts the next epoch. As in DALI, an iterable (or a generator function) is iterated ONCE unless
+``cycle`` says otherwise: ``cycle=None``/``False``/``"no"`` -- after its end, every later epoch ends
+at once (``reset()`` does not restart it; a callable source is simply called again);
+``cycle=True``/``"quiet"`` restarts it silently; ``cycle="raise"`` ends the epoch with
+StopIteration and restarts it for the next one.
+
+Without a ``source`` the data is fed with ``Pipeline.feed_input``; ``repeat_last=True`` then makes
+the operator feed itself the most recent batch again for an iteration for which nothing new was
+fed (DALI's "push" mode option).
 """
 import collections
 import collections.abc
@@ -25,7 +32,7 @@ class ExternalSourceGroup:
     """The Python side of one external_source call: its source and the C++ operators it feeds."""
 
     def __init__(self, source, num_outputs, cycle, batch, batch_info, layout, parallel=False,
-                 prefetch_queue_depth=1):
+                 prefetch_queue_depth=1, repeat_last=False):
         if cycle not in (None, False, True, "no", "quiet", "raise"):
             raise ArgumentError(f"external_source: cycle must be False, True, 'quiet' or 'raise', got {cycle!r}",
                                 op="external_source", argument="cycle")
@@ -35,6 +42,10 @@ class ExternalSourceGroup:
         self.batch = batch
         self.batch_info = batch_info
         self.layout = layout
+        self.repeat_last = bool(repeat_last)
+        if self.repeat_last and source is not None:
+            raise ValueError("external_source: ``repeat_last`` must not be set when using the ``source`` argument; "
+                             "it is usable only with an external_source fed by Pipeline.feed_input")
         self.op_names = []
         self._iterator = None
         self._iteration = 0
@@ -54,15 +65,18 @@ class ExternalSourceGroup:
         if self.parallel:
             _check_parallel_source(self)
 
-    def start_pool(self, num_workers, start_method):
+    def start_pool(self, num_workers, start_method, pickler=None):
         """Starts the worker processes of a parallel external source (at the pipeline's build())."""
         if self.parallel and self.pool is None:
-            self.pool = ParallelPool(self, num_workers, start_method, self.prefetch_queue_depth)
+            self.pool = ParallelPool(self, num_workers, start_method, self.prefetch_queue_depth, pickler=pickler)
         return self.pool
 
     def reset(self):
-        """Starts the next epoch (after StopIteration)."""
-        self._iterator = None
+        """Starts the next epoch (after StopIteration). As in DALI, a non-cycling iterable or
+        generator is not restarted: it stays exhausted, so the next epoch ends at once; with
+        ``cycle="raise"`` it starts a fresh pass."""
+        if self.cycle == "raise":
+            self._iterator = None
         self._iteration = 0
         self._epoch += 1
 
@@ -148,7 +162,7 @@ def _positional_arity(fn):
 def external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu", layout="",
                     dtype="", ndim=-1, batch=True, batch_info=False, parallel=False, no_copy=None,
                     prefetch_queue_depth=1, cuda_stream=None, use_copy_kernel=None, blocking=None, seed=-1,
-                    bytes_per_sample_hint=[0], preserve=False):  # noqa: B006 (the schema's default, never mutated)
+                    bytes_per_sample_hint=[0], preserve=False, repeat_last=False):  # noqa: B006 (the schema's default)
     """Creates an external source: a DataNode (or a list of ``num_outputs`` DataNodes) fed from Python.
 
     Without ``source``, feed each batch with ``pipe.feed_input(name, data)`` before each run.
@@ -157,15 +171,16 @@ def external_source(source=None, num_outputs=None, *, cycle=None, name=None, dev
     with its defaults (None also means the default, as in DALI). ``parallel=True`` runs a callable
     ``source`` in the pipeline's ``py_num_workers`` worker processes (``py_start_method``), with
     ``prefetch_queue_depth`` batches computed ahead (see ``sluice.parallel_source``); an iterable or
-    a generator function (``batch=True`` only) is iterated by one worker process. ``no_copy``,
-    ``cuda_stream``, ``use_copy_kernel`` and ``blocking`` are accepted
-    for DALI compatibility; Sluice always copies the fed data.
+    a generator function (``batch=True`` only) is iterated by one worker process. ``repeat_last=True``
+    (only without ``source``): an iteration for which ``feed_input`` gave no new batch gets the most
+    recently fed one again. ``no_copy``, ``cuda_stream``, ``use_copy_kernel`` and ``blocking`` are
+    accepted for DALI compatibility; Sluice always copies the fed data.
     """
     n = 1 if num_outputs is None else int(num_outputs)
     layouts = layout if isinstance(layout, (list, tuple)) else [layout] * n
     dtypes = dtype if isinstance(dtype, (list, tuple)) else [dtype] * n
     group = ExternalSourceGroup(source, num_outputs, cycle, batch, batch_info, layouts, parallel=parallel,
-                                prefetch_queue_depth=prefetch_queue_depth)
+                                prefetch_queue_depth=prefetch_queue_depth, repeat_last=repeat_last)
     base = name or f"__external_source_{next(_names)}"
     nodes = []
     for k in range(n):

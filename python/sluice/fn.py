@@ -11,7 +11,7 @@ returns a DataNode (or a list of them for several outputs)::
 import inspect as _inspect
 import sys as _sys
 
-from . import namespaces as _ns
+from . import _conditionals, namespaces as _ns
 from .dl_tensor_python_function import dl_tensor_python_function  # noqa: F401 (python_function on DLPack)
 from .external_source import external_source
 from .graph import call_operator as _call_operator
@@ -49,4 +49,5 @@ def _generate(root):
 
 
 _generate(_sys.modules[__name__])
+_conditionals.install(_sys.modules[__name__])  # fn._conditional.split/merge/not_/validate_logical
 _ns.install_suggestions(_sys.modules[__name__], "operator")

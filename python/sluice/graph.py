@@ -19,7 +19,7 @@ import numbers
 
 from . import _sluice, current
 from .device import check_cuda
-from .errors import ArgumentError
+from .errors import ArgumentError, SluiceError
 from .schema import get_schema, to_schema_value
 
 _ids = itertools.count()
@@ -62,7 +62,9 @@ class DataNode:
         return call_operator("copy", [self], {}, device="mixed")[0]
 
     def __bool__(self):
-        raise TypeError("a DataNode is symbolic: it has no truth value (conditionals are not supported)")
+        raise TypeError("a DataNode is symbolic: it has no truth value. To branch per sample, use `if`, `and`, `or` "
+                        "and `not` in a function decorated with @pipeline_def(enable_conditionals=True); "
+                        "`x if cond else y`, `while` and `assert` on a DataNode are not supported (nor in DALI)")
 
     # Arithmetic (DALI's mathematical expressions): every operator builds a lazy expression node;
     # chains are fused into one arithmetic.expression call, made when the node is first used.
@@ -108,13 +110,114 @@ class DataNode:
         return call_operator("shapes", [self], kwargs)[0]
 
     def __getitem__(self, index):
-        """``x[i]``: element i of the outermost dimension of every sample (``shape[1]`` of a batch of
-        shapes is the width). Only a single non-negative integer index (DALI also takes slices and
-        negative indices)."""
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral) or index < 0:
-            raise TypeError(f"{self.name}[{index!r}]: a DataNode takes a single non-negative integer index")
-        return call_operator("element_extract", [self], {"element_map": [int(index)]})[0]
+        """DALI's DataNode indexing, per sample: ``x[2]``, ``x[-1]``, ``x[1:3]``, ``x[:, 0]``,
+        ``x[::2]`` (Sluice takes steps; DALI refuses them), ``x[..., 0]`` (Sluice only), an index or
+        bound given as a DataNode of per-sample integers, and ``sluice.newaxis`` (optionally named:
+        ``x[newaxis("F")]``). An index removes its dimension (and its layout letter); a slice keeps
+        it. Runs ``tensor_subscript`` (or ``subscript_dim_check`` when nothing is selected), then
+        ``expand_dims`` for new axes."""
+        return _subscript(self, index)
+
+    def cpu(self):
+        """This data on the CPU (DALI's ``.cpu()``): a CPU node is returned as it is; GPU data cannot
+        come back to the CPU in Sluice's executor, which raises saying so."""
+        if self.device == "cpu":
+            return self
+        raise ArgumentError(f"{self.name}.cpu(): GPU data cannot return to the CPU stage in Sluice's executor "
+                            "(DALI allows it only with exec_dynamic=True); move the CPU work before .gpu()",
+                            op=self._call.display_name)
+
+    def property(self, key, *, device="cpu"):
+        """A metadata property of each sample (DALI's ``DataNode.property``): ``"source_info"`` (the
+        file or ``archive.tar:member`` it came from) or ``"layout"``, as 1-D uint8 tensors of UTF-8."""
+        if device != "cpu":
+            raise ValueError(f"{self.name}.property(): device must be 'cpu'")
+        return call_operator("get_property", [self], {"key": key})[0]
+
+    def source_info(self, *, device="cpu"):
+        """``self.property("source_info")``."""
+        return self.property("source_info", device=device)
     def __pos__(self): return self
+
+
+class _NewAxis:
+    """``sluice.newaxis`` (DALI's ``dali.newaxis``): in a DataNode subscript, a new dimension of
+    extent 1; ``newaxis("F")`` names it in the layout."""
+
+    def __init__(self, name=None):
+        if name is not None and (not isinstance(name, str) or len(name) != 1):
+            raise ValueError(f"newaxis: an axis name is one character, got {name!r}")
+        self.name = name
+
+    def __call__(self, name=None):
+        return _NewAxis(name)
+
+    def __repr__(self):
+        return "newaxis" if self.name is None else f"newaxis({self.name!r})"
+
+
+newaxis = _NewAxis()
+
+
+def _subscript(node, index):
+    """DataNode.__getitem__: tensor_subscript's arguments from a Python subscript."""
+    items = index if isinstance(index, tuple) else (index,)
+    if sum(1 for v in items if v is Ellipsis) > 1:
+        raise IndexError(f"{node.name}[...]: an index can only have a single ellipsis ('...')")
+    args, new_axes, names = {}, [], []
+    k = 0          # the subscript (input dimension) the next item addresses
+    out_dim = 0    # the output dimension the next new axis lands at
+    ellipsis_at = -1
+    for v in items:
+        if isinstance(v, _NewAxis):
+            if ellipsis_at >= 0:
+                raise IndexError(f"{node.name}[...]: sluice.newaxis after '...' is not supported (the number of "
+                                 "dimensions the ellipsis stands for is known only when the pipeline runs)")
+            new_axes.append(out_dim)
+            if v.name is not None:
+                names.append(v.name)
+            out_dim += 1
+            continue
+        if v is Ellipsis:
+            ellipsis_at = k
+            continue
+        if v is None:
+            raise IndexError(f"{node.name}[None]: use sluice.newaxis to add a dimension")
+        if isinstance(v, slice):
+            for part, key in ((v.start, "lo"), (v.stop, "hi"), (v.step, "step")):
+                if part is not None:
+                    args[f"{key}_{k}"] = _subscript_value(node, part, f"{key}_{k}")
+            if v.step is not None and isinstance(v.step, numbers.Integral) and int(v.step) == 0:
+                raise ValueError(f"{node.name}[...]: slice step cannot be zero")
+            out_dim += 1
+        else:
+            args[f"at_{k}"] = _subscript_value(node, v, f"at_{k}")
+        k += 1
+    if names and len(names) != len(new_axes):
+        raise ValueError(f"{node.name}[...]: name every new axis or none")
+    if ellipsis_at >= 0:
+        args["ellipsis_at"] = ellipsis_at
+    if any(key.split("_")[0] in ("at", "lo", "hi", "step") for key in args):
+        out = call_operator("tensor_subscript", [node], dict(args, num_subscripts=k))[0]
+    elif new_axes and items and isinstance(items[-1], _NewAxis):
+        out = node  # expand_dims checks the rank itself
+    else:
+        out = call_operator("subscript_dim_check", [node], {"num_subscripts": k})[0]
+    if new_axes:
+        kwargs = {"axes": new_axes}
+        if names:
+            kwargs["new_axis_names"] = "".join(names)
+        out = call_operator("expand_dims", [out], kwargs)[0]
+    return out
+
+
+def _subscript_value(node, value, arg):
+    if isinstance(value, DataNode):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{node.name}[...]: {arg}: an index is an integer or a DataNode of integers, got "
+                        f"{type(value).__name__} {value!r}")
+    return int(value)
 
 
 _MAX_EXPR_INPUTS = 64
@@ -126,6 +229,10 @@ def _operand(value, op):
         return value._tree
     if isinstance(value, DataNode):
         return ("in", value)
+    scalar = _scalar_constant(value)
+    if scalar is not None:  # types.Constant(15).uint8(): a typed constant
+        v, name = scalar
+        return ("c", f"${v!r}:{name}" if isinstance(v, float) else f"${int(v)}:{name}")
     if isinstance(value, bool):
         return ("c", f"${int(value)}:bool")
     if isinstance(value, numbers.Integral) and type(value).__module__ != "numpy":
@@ -138,7 +245,8 @@ def _operand(value, op):
     if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
         import numpy as np
         arr = np.asarray(value)
-        name = {"uint32": "int64", "uint64": "int64", "float128": "float64"}.get(arr.dtype.name, arr.dtype.name)
+        # uint64 is computed in int64 by expressions, which refuse uint64 constants
+        name = {"uint64": "int64", "float128": "float64"}.get(arr.dtype.name, arr.dtype.name)
         if arr.dtype.kind == "b":
             return ("c", f"${int(arr)}:bool")
         if arr.dtype.kind in "iu":
@@ -174,7 +282,34 @@ def expression(op, *operands):
     if len(_leaves(tree, [])) > _MAX_EXPR_INPUTS:  # too many inputs for one operator: materialise the operands
         trees = [("in", v) if isinstance(v, DataNode) else t for v, t in zip(operands, trees)]
         tree = (op, *trees)
-    return ExpressionNode(tree)
+    stack = _condition_stack()
+    if stack is None:
+        return ExpressionNode(tree)
+    node = ExpressionNode(_map_leaves(tree, stack.preprocess))  # inputs split for the current `if` branch
+    stack.register([node])
+    return node
+
+
+def _map_leaves(tree, fn):
+    if tree[0] == "in":
+        return ("in", fn(tree[1]))
+    if tree[0] == "c":
+        return tree
+    return (tree[0], *(_map_leaves(t, fn) for t in tree[1:]))
+
+
+def _scalar_constant(value):
+    """(value, type name) of a types.ScalarConstant (recognised by its marker: sluice.types imports
+    this module), else None."""
+    if getattr(type(value), "_sluice_scalar_constant", False):
+        return value.value, value.type_name
+    return None
+
+
+def _condition_stack():
+    """The conditionals' scope stack of the pipeline being defined (sluice._conditionals), or None."""
+    pipe = current.current()
+    return getattr(pipe, "_condition_stack", None) if pipe is not None else None
 
 
 def _binary(op, left, right):
@@ -224,7 +359,7 @@ class ExpressionNode(DataNode):
             current.push(self._pipeline)
         try:
             device = "gpu" if any(n.device == "gpu" for n in leaves) else "cpu"
-            call = make_call("arithmetic.expression", leaves, {"expression": text}, device=device)
+            call = make_call("arithmetic.expression", leaves, {"expression": text}, device=device, scoped=False)
         finally:
             if pushed:
                 current.pop()
@@ -287,7 +422,8 @@ def _split_arguments(kwargs):
         if isinstance(value, DataNode):
             arg_inputs[arg] = value
         elif value is not None:
-            args[arg] = to_schema_value(value)
+            scalar = _scalar_constant(value)
+            args[arg] = to_schema_value(value) if scalar is None else scalar[0]  # DALI: a ScalarConstant's value
     return args, arg_inputs
 
 
@@ -300,7 +436,13 @@ def _constant_input(op_name, index, value):
     """DALI's types.Constant for positional inputs: a number, a (nested) list or tuple of numbers or a
     NumPy array becomes a ``constant`` node (``fn.random.choice(5)``, ``fn.random.choice([1, 2, 3])``).
     Shape and type come from the value, as NumPy infers them, except that 64-bit types become 32-bit
-    (DALI's rule: Python ints are int32, floats float32). Anything else is returned unchanged."""
+    (DALI's rule: Python ints are int32, floats float32); a types.ScalarConstant keeps its type (a
+    0-d constant). Anything else is returned unchanged."""
+    scalar = _scalar_constant(value)
+    if scalar is not None:
+        v, dtype = scalar
+        data = {"fdata": [float(v)]} if isinstance(v, float) else {"idata": [int(v)]}
+        return call_operator("constant", [], dict(data, shape=[], dtype=dtype), device="cpu")[0]
     if isinstance(value, DataNode) or not isinstance(value, (numbers.Number, list, tuple)) and \
             type(value).__module__ != "numpy":
         return value
@@ -313,16 +455,15 @@ def _constant_input(op_name, index, value):
     if kind not in "biuf":
         return value
     dtype = {"int64": "int32", "uint64": "uint32", "float64": "float32"}.get(arr.dtype.name, arr.dtype.name)
-    if dtype == "uint32":
-        dtype = "int64"  # no uint32 in sluice's types: the smallest type that holds it
     flat = arr.reshape(-1)
     data = {"fdata": [float(x) for x in flat]} if kind == "f" else {"idata": [int(x) for x in flat]}
     return call_operator("constant", [], dict(data, shape=list(arr.shape), dtype=dtype), device="cpu")[0]
 
 
-def make_call(op_name, inputs, kwargs, device="cpu", name=None):
+def make_call(op_name, inputs, kwargs, device="cpu", name=None, scoped=True):
     """Validates one operator call (raising ArgumentError) and returns its OpCall, not yet added to
-    any C++ pipeline."""
+    any C++ pipeline. While a pipeline with conditionals is defined (``scoped``), the inputs are
+    split for the current ``if`` branch and the outputs registered there (sluice._conditionals)."""
     schema = get_schema(op_name)
     check_device(schema, device)
     inputs = [_constant_input(schema.name, i, node) for i, node in enumerate(inputs)]
@@ -330,9 +471,16 @@ def make_call(op_name, inputs, kwargs, device="cpu", name=None):
         if not isinstance(node, DataNode):
             raise TypeError(f"{schema.name}: input {i} must be a DataNode (an operator's output), "
                             f"got {type(node).__name__}")
+    stack = _condition_stack() if scoped else None
+    if stack is not None:
+        has_inputs = bool(inputs) or any(isinstance(v, DataNode) for v in kwargs.values())
+        inputs, kwargs = stack.scope_inputs(schema.name, inputs, kwargs, has_inputs)
     args, arg_inputs = _split_arguments(kwargs)
     op_def = _validate(op_name, device, name, [n.name for n in inputs], args, arg_inputs)
-    return OpCall(schema, op_def, name, inputs, arg_inputs, current.current())
+    call = OpCall(schema, op_def, name, inputs, arg_inputs, current.current())
+    if stack is not None:  # an operator without inputs makes a whole batch: the outermost scope's
+        stack.register(call.outputs, global_scope=not has_inputs)
+    return call
 
 
 def check_arguments(op_name, device, name, kwargs):
@@ -351,13 +499,92 @@ def check_arguments(op_name, device, name, kwargs):
 
 def call_operator(op_name, inputs, kwargs, device=None, name=None):
     """Makes a call and returns its outputs (a list of DataNodes). Without a device, the operator
-    runs where its inputs are, as in DALI: on the GPU if any input is GPU data, else on the CPU."""
+    runs where its inputs are, as in DALI: on the GPU if any input is GPU data, else on the CPU.
+
+    DALI's input sets: a positional input given as a list of DataNodes makes one call per element
+    (the other inputs repeated; every list the same length) and returns DALI's shapes: one list of
+    the calls' outputs for a one-output operator, else one list per output."""
+    sets = _input_sets(op_name, inputs)
+    if sets is not None:
+        return _call_input_sets(op_name, sets, kwargs, device, name)
     if device is None:
         device = "gpu" if any(isinstance(n, DataNode) and n.device == "gpu" for n in inputs) else "cpu"
     call = make_call(op_name, inputs, kwargs, device=device, name=name)
     if call.pipeline is not None:
         call.pipeline._record_call(call)
     return call.outputs
+
+
+def _is_input_set(value):
+    return isinstance(value, list) and any(isinstance(v, DataNode) for v in value) and \
+        all(isinstance(v, DataNode) or _scalar_constant(v) is not None for v in value)
+
+
+def _input_sets(op_name, inputs):
+    """The inputs of each call when some input is a list of DataNodes (DALI's multiple input sets),
+    else None."""
+    if not any(_is_input_set(x) for x in inputs):
+        for i, x in enumerate(inputs):
+            if isinstance(x, (list, tuple)) and any(isinstance(v, DataNode) for v in x):
+                raise TypeError(f"{op_name}: input {i} mixes DataNodes with other values; an input is a DataNode, "
+                                "a constant (numbers, lists of numbers, arrays) or a list of DataNodes (input sets)")
+        return None
+    lengths = {len(x) for x in inputs if _is_input_set(x)}
+    if len(lengths) > 1:
+        raise ValueError(f"All argument lists for Multiple Input Sets used with operator {op_name} must have the same "
+                         f"length, got lengths {sorted(lengths)}")
+    n = lengths.pop()
+    return [[x[k] if _is_input_set(x) else x for x in inputs] for k in range(n)]
+
+
+def _call_input_sets(op_name, sets, kwargs, device, name):
+    """One call per input set. A random operator's calls share one seed (DALI gives them one logical
+    id, hence one seed): the same random choices for every set, e.g. one crop for an image and its mask."""
+    if device is None:
+        device = "gpu" if any(isinstance(n, DataNode) and n.device == "gpu" for s in sets for n in s) else "cpu"
+    if get_schema(op_name).is_random and kwargs.get("seed") in (None, -1):
+        kwargs = dict(kwargs, seed=_input_set_seed(op_name))
+    results = [call_operator(op_name, inputs, kwargs, device=device, name=name if k == 0 else None)
+               for k, inputs in enumerate(sets)]
+    if len(results) == 1:
+        return results[0]
+    if len(results[0]) == 1:
+        return [r[0] for r in results]
+    return [list(outs) for outs in zip(*results)]
+
+
+def _mix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return x ^ (x >> 31)
+
+
+def _input_set_seed(op_name):
+    """The seed shared by the calls of one random operator with input sets. Sluice's C++ pipeline
+    derives each operator's seed from the pipeline seed and the operator's position and has no way to
+    give several operators one derived seed (DALI's logical id), so it is derived here: from the seed
+    the pipeline will run with (a restored checkpoint's, else the pipeline's) and the call's position
+    among the pipeline's calls; with neither seed known, a random one."""
+    pipe = current.current()
+    options = getattr(pipe, "_options", None)
+    base = None
+    text = getattr(options, "checkpoint", None)
+    if text:
+        import re
+        found = re.search(r"^seed=(\d+)$", text, re.M)  # Sluice's checkpoint text (src/pipeline/checkpoint.cc)
+        base = int(found.group(1)) if found else None
+    if base is None and options is not None and options.seed >= 0:
+        base = int(options.seed)
+    if base is None:
+        if options is not None and options.enable_checkpointing:
+            raise SluiceError(f"{op_name} is called with input sets in a pipeline with enable_checkpointing=True and "
+                              "no seed: give the pipeline a seed (or the operator seed=...), so that its input sets' "
+                              "shared seed is the same when the pipeline is restored")
+        import random
+        return random.SystemRandom().getrandbits(63)
+    position = len(getattr(pipe, "_recorded", ()))
+    return _mix64(_mix64(base) ^ _mix64(position + 0x632BE59BD9B4E019)) & 0x7FFFFFFFFFFFFFFF
 
 
 def collect_calls(outputs, extra=()):

@@ -5,8 +5,9 @@ Each batch is split into ``py_num_workers`` contiguous chunks of samples (one ta
 ``batch=True`` callback is one task per batch); chunk k of every batch goes to worker k, so the
 pool knows which samples a dead worker was computing. An iterable or a generator function
 (``batch=True`` only, as in DALI) has state, so it runs in ONE worker process, which iterates over
-it in order: ``iter(source)`` (or ``source()``) anew at each epoch, ``StopIteration`` ending the
-epoch (``cycle="quiet"`` restarts it instead); the main process still goes on while it works. A worker writes its chunk's arrays into one
+it in order: ``iter(source)`` (or ``source()``) once, ``StopIteration`` ending the epoch; as in DALI
+it is restarted only by ``cycle``: "quiet" at once, "raise" at the next epoch (without ``cycle``
+later epochs end at once); the main process still goes on while it works. A worker writes its chunk's arrays into one
 new ``multiprocessing.shared_memory`` block and sends back only its name and the arrays' offsets,
 shapes and dtypes; the main process copies them out and unlinks the block. Batches are assembled
 by (iteration, sample index), so the result does not depend on which worker finished first.
@@ -29,8 +30,7 @@ from .errors import SluiceError
 
 # DALI's callback arguments (re-exported by sluice.external_source): the sample's place in the epoch
 # and batch, or the batch's.
-SampleInfo = collections.namedtuple("SampleInfo", "idx_in_epoch idx_in_batch iteration epoch_idx")
-BatchInfo = collections.namedtuple("BatchInfo", "iteration epoch_idx")
+from .types import BatchInfo, SampleInfo  # noqa: E402 (DALI's classes, defined in sluice.types)
 
 _ALIGN = 64
 _POOL_NUMBERS = itertools.count()
@@ -98,7 +98,10 @@ class _Iteration:
     def next_batch(self, info):
         if info.epoch_idx != self.epoch:
             self.epoch = info.epoch_idx
-            self.iterator = self._fresh()
+            # As DALI's: a non-cycling source is iterated once (later epochs end at once); "raise"
+            # starts a fresh pass each epoch.
+            if self.iterator is None or self.cycle == "raise":
+                self.iterator = self._fresh()
         try:
             return next(self.iterator)
         except StopIteration:
@@ -108,10 +111,36 @@ class _Iteration:
             return next(self.iterator)
 
 
+class _PickledSource:
+    """A source pickled by the pipeline's ``py_callback_pickler`` (DALI's argument: a module or object
+    with ``dumps`` and ``loads``, or a tuple ``(pickler, dumps_kwargs, loads_kwargs)``). Standard pickle
+    carries only the bytes and the ``loads`` function (by reference) to a spawned worker."""
+
+    def __init__(self, source, pickler):
+        if isinstance(pickler, tuple):
+            if not 1 <= len(pickler) <= 3:
+                raise ValueError(f"py_callback_pickler as a tuple must be (pickler, dumps_kwargs, loads_kwargs), "
+                                 f"got {len(pickler)} items")
+            pickler, dumps_kw, loads_kw = (tuple(pickler) + ({}, {}))[:3]
+        else:
+            dumps_kw, loads_kw = {}, {}
+        if not (callable(getattr(pickler, "dumps", None)) and callable(getattr(pickler, "loads", None))):
+            raise TypeError(f"py_callback_pickler must have `dumps` and `loads` methods (like dill or cloudpickle), "
+                            f"got {pickler!r}")
+        self._payload = pickler.dumps(source, **(dumps_kw or {}))
+        self._loads = pickler.loads
+        self._loads_kw = dict(loads_kw or {})
+
+    def load(self):
+        return self._loads(self._payload, **self._loads_kw)
+
+
 def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_pid, current, block_prefix,
                  cycle=None):
     """A worker's loop: (task_id, infos) -> ("ok", shm name, meta) / ("stop") / ("error").
     `cycle` is set (to the source's cycle mode) for an iterable or generator function source."""
+    if isinstance(source, _PickledSource):
+        source = source.load()
     iteration = _Iteration(source, cycle) if cycle is not None else None
     while True:
         try:
@@ -146,9 +175,11 @@ def _worker_main(source, num_outputs, batch, batch_info, tasks, results, parent_
                          traceback.format_exc()))
 
 
-def _read_shm(name, meta):
+def _read_shm(name, meta, sizes=None):
     shm = shared_memory.SharedMemory(name=name)
     try:
+        if sizes is not None:
+            sizes.append(shm.size)
         return [[np.array(np.ndarray(shape, dtype=dt, buffer=shm.buf, offset=off)) for off, shape, dt in m]
                 for m in meta]
     finally:
@@ -172,7 +203,7 @@ class WorkerError(SluiceError):
 class ParallelPool:
     """The workers of one parallel external source and the batches they have in flight."""
 
-    def __init__(self, group, num_workers, start_method, prefetch_queue_depth):
+    def __init__(self, group, num_workers, start_method, prefetch_queue_depth, pickler=None):
         if start_method not in ("fork", "spawn"):
             raise ValueError(f"py_start_method must be 'fork' or 'spawn', got {start_method!r}")
         if int(num_workers) < 1:
@@ -202,6 +233,9 @@ class ParallelPool:
             gc.freeze()
         # "psm_" as multiprocessing's own names; the pid and a per-process pool number keep pools apart.
         self._block_prefix = f"psm_sluice_{os.getpid()}_{next(_POOL_NUMBERS)}_"
+        # The shared memory blocks of the last batch each worker delivered: (bytes, samples) per worker.
+        self.last_blocks = {}
+        self._pickler = pickler
         try:
             self._start(ctx, group, [w for _, w in pipes])
         finally:
@@ -215,9 +249,10 @@ class ParallelPool:
         self._closed = False
 
     def _start(self, ctx, group, writers):
+        source = group.source if self._pickler is None else _PickledSource(group.source, self._pickler)
         for k in range(self.num_workers):
             p = ctx.Process(target=_worker_main, daemon=True, name=f"sluice-es-{group.op_names[0]}-{k}",
-                            args=(group.source, group.num_outputs, group.batch, group.batch_info,
+                            args=(source, group.num_outputs, group.batch, group.batch_info,
                                   self._tasks[k], writers[k], os.getpid(), self._current[k], self._block_prefix,
                                   group.cycle if self.stateful else None))
             p.start()
@@ -286,7 +321,9 @@ class ParallelPool:
                 if target is None:
                     _unlink(a)
                 else:
-                    target["done"][task_id] = _read_shm(a, b)
+                    sizes = []
+                    target["done"][task_id] = _read_shm(a, b, sizes)
+                    self.last_blocks[worker] = (sizes[0], len(b[0]) if b else 0)
             elif status == "stop":
                 if target is not None:
                     target["done"][task_id] = _StopMarker

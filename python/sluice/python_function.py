@@ -36,8 +36,8 @@ from .errors import ArgumentError
 from .graph import check_arguments, make_call
 
 # NumPy dtypes Sluice has a type for (the executor's DType); anything else is rejected by name.
-_SUPPORTED = {np.dtype(t) for t in ("bool", "uint8", "uint16", "int8", "int16", "int32", "int64",
-                                    "float16", "float32", "float64")}
+_SUPPORTED = {np.dtype(t) for t in ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+                                    "int64", "float16", "float32", "float64")}
 _ids = itertools.count()
 
 
@@ -167,8 +167,8 @@ def _as_array(value, where):
         value = value.astype(dt.newbyteorder("="))
         dt = value.dtype
     if dt not in _SUPPORTED:
-        raise ReturnError(f"{where} has dtype {dt}, which Sluice has no type for (use bool, uint8, uint16, int8, "
-                          f"int16, int32, int64, float16, float32 or float64)")
+        raise ReturnError(f"{where} has dtype {dt}, which Sluice has no type for (use bool, uint8, uint16, uint32, "
+                          f"uint64, int8, int16, int32, int64, float16, float32 or float64)")
     return value if value.flags.c_contiguous else value.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
 
 

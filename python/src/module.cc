@@ -11,7 +11,7 @@ nb::dlpack::dtype ToDLPack(DType t) {
     return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bytes * 8), 1};
   };
   switch (t) {
-    case DType::kUInt8: case DType::kUInt16: return make(C::UInt, SizeOf(t));
+    case DType::kUInt8: case DType::kUInt16: case DType::kUInt32: case DType::kUInt64: return make(C::UInt, SizeOf(t));
     case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64: return make(C::Int, SizeOf(t));
     case DType::kFloat16: case DType::kFloat32: case DType::kFloat64: return make(C::Float, SizeOf(t));
     case DType::kBool: return make(C::Bool, 1);

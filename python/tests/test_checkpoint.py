@@ -69,8 +69,12 @@ def test_checkpoint_needs_enable_checkpointing():
 def test_bad_checkpoints_are_clear_errors():
     with pytest.raises(sluice.SluiceError, match="not a Sluice checkpoint"):
         make(checkpoint="garbage")
+    with pytest.raises(sluice.SluiceError, match="not a Sluice checkpoint"):
+        make(checkpoint=b"bytes")  # bytes are read as the text (DALI's iterators hand checkpoints over as bytes)
+    with pytest.raises(sluice.SluiceError, match="not a Sluice checkpoint"):
+        make(checkpoint=b"\xff\xfe")
     with pytest.raises(TypeError, match="checkpoint must be"):
-        make(checkpoint=b"bytes")
+        make(checkpoint=42)
     pipe = make()
     pipe.run()
     text = pipe.checkpoint()

@@ -56,7 +56,17 @@ INHERITS = {"fast_resize_crop_mirror": "resize_crop_mirror",
 def listed(op, statuses):
     rows = dict(TABLES.get(INHERITS.get(op, ""), {}))
     rows.update(TABLES[op])
-    return {a for a, s in rows.items() if s in statuses}
+    names = set()
+    for a, s in rows.items():
+        if s not in statuses:
+            continue
+        if a.endswith("_k") and op in OPERATORS:  # one row for a numbered family: at_k = at_0, at_1, ...
+            family = {x for x in OPERATORS[op].arguments if re.fullmatch(re.escape(a[:-1]) + r"\d+", x)}
+            assert family, f"{op}.{a}: the schema has no {a[:-1]}0, {a[:-1]}1, ..."
+            names |= family
+        else:
+            names.add(a)
+    return names
 
 
 def schema_arguments(op):

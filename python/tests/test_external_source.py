@@ -37,21 +37,41 @@ def test_numpy_batch_and_bytes():
     assert data.dtype == types.UINT8 and data.at(0).tolist() == [97, 98, 99] and data.shape() == [(3,), (2,)]
 
 
-def test_iterable_ends_the_epoch_with_stop_iteration_and_reset_restarts():
+def _epoch(pipe):
+    seen = []
+    while True:
+        try:
+            data, _ = pipe.run()
+        except StopIteration:
+            break
+        seen.append(data.as_array()[0].tolist())
+    with pytest.raises(StopIteration):
+        pipe.run()  # stays ended until reset()
+    pipe.reset()
+    return seen
+
+
+def test_iterable_ends_the_epoch_with_stop_iteration_and_cycle_raise_restarts_it():
+    batches = [[np.array([i, i + 100])] * 2 for i in range(3)]
+    pipe = make_pipe(source=batches, cycle="raise")
+    for epoch in range(2):
+        assert _epoch(pipe) == [[0, 100], [1, 101], [2, 102]]
+
+
+def test_non_cycling_iterable_is_not_restarted_by_reset_as_in_dali():
+    # DALI iterates a non-cycling source once: after reset() the next epoch ends at once.
     batches = [[np.array([i, i + 100])] * 2 for i in range(3)]
     pipe = make_pipe(source=batches)
-    for epoch in range(2):
-        seen = []
-        while True:
-            try:
-                data, _ = pipe.run()
-            except StopIteration:
-                break
-            seen.append(data.as_array()[0].tolist())
-        assert seen == [[0, 100], [1, 101], [2, 102]]
-        with pytest.raises(StopIteration):
-            pipe.run()  # stays ended until reset()
-        pipe.reset()
+    assert _epoch(pipe) == [[0, 100], [1, 101], [2, 102]]
+    assert _epoch(pipe) == []
+    assert _epoch(pipe) == []
+
+    def gen():
+        for i in range(2):
+            yield [np.array([i, 0])] * 2
+    pipe = make_pipe(source=gen)  # a generator function: called once
+    assert _epoch(pipe) == [[0, 0], [1, 0]]
+    assert _epoch(pipe) == []
 
 
 def test_generator_function_and_cycle():
@@ -134,7 +154,7 @@ def test_iterator_runs_until_the_source_ends():
     from sluice.plugin.pytorch import DALIGenericIterator
 
     batches = [[np.array([i, i]), np.array([i, -i])] for i in range(5)]
-    pipe = make_pipe(source=batches)
+    pipe = make_pipe(source=batches, cycle="raise")  # DALI's notion of epochs for an iterable source
     it = DALIGenericIterator(pipe, ["data", "twice"])
     for _ in range(2):
         got = [b[0]["data"][0].tolist() for b in it]

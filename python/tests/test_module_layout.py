@@ -128,12 +128,22 @@ def test_experimental_pipeline_def_and_enable_conditionals():
     @pipeline_def(enable_conditionals=True)
     def data_dependent():
         c = fn.testing.counter()
-        if c:  # needs DALI's conditionals: a clear error, not a silently wrong graph
+        if c:  # DALI's conditionals: per sample (test_conditionals.py has the rest)
+            c = c + 1
+        return c
+
+    (out,) = data_dependent(batch_size=2, num_threads=1).run()
+    assert [int(x) for x in out.as_array().ravel()] == [0, 2]
+
+    @pipeline_def
+    def without_conditionals():
+        c = fn.testing.counter()
+        if c:  # conditionals not enabled: a clear error, not a silently wrong graph
             c = c + 1
         return c
 
     with pytest.raises(TypeError, match="symbolic"):
-        data_dependent(batch_size=2, num_threads=1)
+        without_conditionals(batch_size=2, num_threads=1)
     with pytest.raises(NotImplementedError, match="debug"):
         pipeline_def(debug=True)
 

@@ -232,9 +232,11 @@ class Batches:
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_generator_function_equals_serial_and_restarts_each_epoch(method):
-    serial = run_epochs(make_pipe(False, batch_gen, num_outputs=2), epochs=3)
+    # cycle="raise": DALI's epochs over a generator function (a fresh pass after each StopIteration)
+    serial = run_epochs(make_pipe(False, batch_gen, num_outputs=2, cycle="raise"), epochs=3)
     assert [len(e) for e in serial] == [3, 3, 3]
-    pipe = make_pipe(True, batch_gen, num_outputs=2, workers=2, method=method, prefetch_queue_depth=2)
+    pipe = make_pipe(True, batch_gen, num_outputs=2, workers=2, method=method, prefetch_queue_depth=2,
+                     cycle="raise")
     parallel = call_with_timeout(lambda: run_epochs(pipe, epochs=3))
     assert_same(parallel, serial)
     assert len(pipe._sources[0].pool._procs) == 1  # one worker iterates over it, whatever py_num_workers
@@ -242,11 +244,22 @@ def test_generator_function_equals_serial_and_restarts_each_epoch(method):
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_iterable_equals_serial(method):
-    serial = run_epochs(make_pipe(False, Batches(4)), epochs=2)
+    serial = run_epochs(make_pipe(False, Batches(4), cycle="raise"), epochs=2)
     assert [len(e) for e in serial] == [4, 4]
-    parallel = call_with_timeout(lambda: run_epochs(make_pipe(True, Batches(4), method=method, prefetch_queue_depth=3),
-                                                    epochs=2))
+    parallel = call_with_timeout(lambda: run_epochs(make_pipe(True, Batches(4), method=method, prefetch_queue_depth=3,
+                                                              cycle="raise"), epochs=2))
     assert_same(parallel, serial)
+
+
+def test_non_cycling_sources_are_iterated_once_in_workers_too():
+    # As DALI: without cycle, an iterable or generator function is not restarted by reset().
+    for source, n in ((Batches(3), 3), (batch_gen, 3)):
+        num_outputs = 2 if source is batch_gen else None
+        serial = run_epochs(make_pipe(False, source, num_outputs=num_outputs), epochs=3)
+        assert [len(e) for e in serial] == [n, 0, 0]
+        parallel = call_with_timeout(lambda: run_epochs(make_pipe(True, source, num_outputs=num_outputs,
+                                                                  prefetch_queue_depth=2), epochs=3))
+        assert_same(parallel, serial)
 
 
 def test_iterable_with_cycle_quiet_never_ends():

@@ -151,7 +151,7 @@ def test_an_exception_in_run_fn_is_reported():
     (dict(out_types=[U8, U8], in_types=[U8], outs_ndim=[3, 3], ins_ndim=[3]), "out_types"),
     (dict(out_types=[types.INT16], in_types=[U8], outs_ndim=[3], ins_ndim=[3]), "out_types"),
     (dict(out_types=[U8], in_types=[types.FLOAT16], outs_ndim=[3], ins_ndim=[3]), "in_types"),
-    (dict(out_types=[U8], in_types=[types.UINT32], outs_ndim=[3], ins_ndim=[3]), "in_types"),
+    (dict(out_types=[U8], in_types=[types.STRING], outs_ndim=[3], ins_ndim=[3]), "in_types"),
     (dict(out_types=[U8] * 7, in_types=[U8], outs_ndim=[3] * 7, ins_ndim=[3]), "out_types"),
     (dict(out_types=[U8], in_types=[U8], outs_ndim=[3], ins_ndim=[3], device="gpu"), "device"),
 ])

@@ -323,7 +323,7 @@ def test_an_exception_fails_run_with_the_operator_and_the_traceback():
     (lambda x: (x, x, x), 2, False, "returned 3 outputs, expected num_outputs=2"),
     (lambda x: x, 2, False, "returned an array of dtype uint8 and shape .*, expected a tuple of num_outputs=2"),
     (lambda x: np.array([object()]), 1, False, "has dtype object, which Sluice has no type for"),
-    (lambda x: np.zeros(2, np.uint32), 1, False, "has dtype uint32, which Sluice has no type for"),
+    (lambda x: np.zeros(2, np.complex64), 1, False, "has dtype complex64, which Sluice has no type for"),
     (lambda x: x[:2], 1, True, "has 2 samples, the batch has 4"),
     (lambda x: 5, 1, True, "is a int, expected a list of 4 arrays"),
     (lambda x: x, 0, False, "with num_outputs=0 it must return None"),

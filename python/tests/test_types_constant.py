@@ -18,8 +18,10 @@ def run(graph):
 
 
 def test_scalar_constant_keeps_its_type():
-    assert isinstance(types.Constant(255, dtype=types.UINT8), np.uint8)
-    assert isinstance(types.Constant(3), np.int32) and isinstance(types.Constant(0.5), np.float32)
+    # DALI returns a ScalarConstant (value and type) for a scalar without shape, layout or device
+    c = types.Constant(255, dtype=types.UINT8)
+    assert isinstance(c, types.ScalarConstant) and c.value == 255 and c.dtype == types.UINT8
+    assert types.Constant(3).dtype == types.INT32 and types.Constant(0.5).dtype == types.FLOAT
     (inv, wide), _ = run(lambda x: (types.Constant(255, dtype=types.UINT8) - x, types.Constant(255) - x))
     assert inv[0].dtype == np.uint8 and inv[0].tolist() == [254, 55]
     assert wide[0].dtype == np.int32 and wide[1].tolist() == [248, 246]  # DALI's promotion: uint8 with int32

@@ -17,6 +17,8 @@ std::string_view ToString(DType t) {
     case DType::kFloat32: return "float32";
     case DType::kFloat64: return "float64";
     case DType::kBool: return "bool";
+    case DType::kUInt32: return "uint32";
+    case DType::kUInt64: return "uint64";
   }
   return "unknown";
 }
@@ -28,6 +30,8 @@ std::optional<DType> ParseDType(std::string_view name) {
   if (s == "uint8" || s == "u8") return DType::kUInt8;
   if (s == "int8" || s == "i8") return DType::kInt8;
   if (s == "uint16") return DType::kUInt16;
+  if (s == "uint32") return DType::kUInt32;
+  if (s == "uint64") return DType::kUInt64;
   if (s == "int16") return DType::kInt16;
   if (s == "int32" || s == "int") return DType::kInt32;
   if (s == "int64") return DType::kInt64;

@@ -62,6 +62,8 @@ void VisitDeviceType(DType t, const char* what, Fn&& fn) {
     case DType::kFloat32: return fn(float{});
     case DType::kFloat64: return fn(double{});
     case DType::kBool: return fn(bool{});
+    case DType::kUInt32: return fn(uint32_t{});
+    case DType::kUInt64: return fn(uint64_t{});
   }
   throw Error(std::string(what) + ": unknown type");
 }

@@ -33,8 +33,7 @@ compiled with ``nogil=True`` so other pipeline work proceeds meanwhile); outputs
 (DALI's are uninitialised); without ``setup_fn`` an ``out_types``/``outs_ndim`` entry that differs
 from the input's is an error (DALI would write the input-typed buffer through the other type); DALI's
 setup function sees its inputs' shapes through the output count (a DALI bug when they differ), here
-through the input count; ``float16`` is rejected as DALI rejects it, and ``UINT32``/``UINT64``,
-which Sluice has no tensors of. An exception raised in ``run_fn`` fails ``pipe.run()`` with its
+through the input count; ``float16`` is rejected as DALI rejects it. An exception raised in ``run_fn`` fails ``pipe.run()`` with its
 traceback.
 """
 import sys as _sys
@@ -81,7 +80,7 @@ def _dtypes_of(values, argument):
                          argument)
         try:
             dt = t.to_numpy()
-        except TypeError:  # UINT32, UINT64, NO_TYPE
+        except TypeError:  # NO_TYPE and the non-numeric types
             dt = None
         if dt not in _SUPPORTED:
             raise _error(f"`{argument}` at index {i} is {t.name}, which Sluice has no tensors of", argument)

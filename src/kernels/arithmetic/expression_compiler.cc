@@ -36,6 +36,11 @@ OperandType Program::Impl::Build(const ExprNode& e) {
                             std::to_string(input_types.size()) + " inputs");
     n.input = e.input;
     result = {input_types[static_cast<size_t>(e.input)], Weakness::kTyped};
+    // Integers are computed in int64: every uint64 above 2^63 would compare and divide wrongly.
+    if (result.type == DType::kUInt64)
+      throw ExpressionError("input " + std::to_string(e.input) +
+                            " is uint64, which arithmetic expressions do not take (values from 2^63 on would be "
+                            "wrong): cast it to int64 or float64 first");
     n.type = n.ctype = result.type;
   } else if (e.op == Op::kConst) {
     n.ivalue = e.ivalue;
@@ -46,6 +51,8 @@ OperandType Program::Impl::Build(const ExprNode& e) {
       result = {DType::kFloat64, Weakness::kWeakFloat};
     } else {
       result = {e.const_type, Weakness::kTyped};
+      if (e.const_type == DType::kUInt64)
+        throw ExpressionError("a uint64 constant is not supported in arithmetic expressions: use int64");
       if (IsFloating(e.const_type)) n.fvalue = Round(e.const_type, e.fvalue);
       else n.ivalue = Wrap(e.const_type, e.ivalue);
     }

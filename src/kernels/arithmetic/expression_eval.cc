@@ -34,6 +34,7 @@ inline void WrapArray(DType t, const int64_t* src, int64_t* dst, int n) {
     case DType::kUInt16: WrapAs<uint16_t>(src, dst, n); break;
     case DType::kInt16: WrapAs<int16_t>(src, dst, n); break;
     case DType::kInt32: WrapAs<int32_t>(src, dst, n); break;
+    case DType::kUInt32: WrapAs<uint32_t>(src, dst, n); break;
     case DType::kBool: for (int k = 0; k < n; ++k) dst[k] = src[k] != 0; break;
     default: if (dst != src) std::copy(src, src + n, dst);
   }

@@ -35,6 +35,7 @@ inline int64_t Wrap(DType t, int64_t v) {
     case DType::kUInt16: return static_cast<uint16_t>(v);
     case DType::kInt16: return static_cast<int16_t>(v);
     case DType::kInt32: return static_cast<int32_t>(v);
+    case DType::kUInt32: return static_cast<uint32_t>(v);
     case DType::kBool: return v != 0;
     default: return v;
   }

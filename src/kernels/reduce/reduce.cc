@@ -27,11 +27,11 @@ int64_t ReducePlan::GroupSize() const {
   return n;
 }
 
-ReducePlan MakeReducePlan(std::span<const int64_t> dims, std::span<const int64_t> axes) {
+ReducePlan MakeReducePlan(std::span<const int64_t> dims, std::span<const int64_t> axes, bool empty_means_all) {
   ReducePlan p;
   p.dims.assign(dims.begin(), dims.end());
   const int64_t nd = static_cast<int64_t>(dims.size());
-  p.reduced.assign(dims.size(), axes.empty());
+  p.reduced.assign(dims.size(), axes.empty() && empty_means_all);
   for (int64_t a : axes) {
     if (a < -nd || a >= nd)
       throw std::invalid_argument("axis " + std::to_string(a) + " is out of range [" + std::to_string(-nd) + ", " +

@@ -26,9 +26,10 @@ struct ReducePlan {
   int64_t GroupSize() const;   // input elements per output value
 };
 
-// Builds a plan. `axes` may be negative (from the back); empty `axes` reduces every axis. Throws
-// std::invalid_argument naming the bad axis (out of range, or repeated).
-ReducePlan MakeReducePlan(std::span<const int64_t> dims, std::span<const int64_t> axes);
+// Builds a plan. `axes` may be negative (from the back); empty `axes` reduces every axis, or none
+// when !empty_means_all (DALI's axes=() given explicitly). Throws std::invalid_argument naming the
+// bad axis (out of range, or repeated).
+ReducePlan MakeReducePlan(std::span<const int64_t> dims, std::span<const int64_t> axes, bool empty_means_all = true);
 
 // The axes of a plan with adjacent axes reduced alike merged and extent-1 axes dropped: an HWC image
 // reduced over H and W is {H * W (reduced), C (kept)}.

@@ -29,7 +29,10 @@ class Reduction : public Operator {
       : Operator(spec), kind_(kind), axes_(Arg<std::vector<int64_t>>("axes")), names_(Arg<std::string>("axis_names")),
         keep_dims_(Arg<bool>("keep_dims")),
         dtype_given_(HasDType(kind) && HasArg("dtype")), dtype_(dtype_given_ ? Arg<DType>("dtype") : DType::kFloat32),
-        ddof_(TakesMean(kind) ? Arg<int64_t>("ddof") : 0) {}
+        ddof_(TakesMean(kind) ? Arg<int64_t>("ddof") : 0),
+        // DALI: no axes and no axis_names reduce everything; axes=() or axis_names="" given
+        // explicitly reduce nothing (the output keeps the input's shape and layout).
+        reduce_all_when_empty_(!HasArg("axes") && !HasArg("axis_names")) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
@@ -58,7 +61,7 @@ class Reduction : public Operator {
                     std::to_string(in.shape(i).ndim()) + ")");
       nd = in.shape(i).ndim();
       try {
-        plans_[static_cast<size_t>(i)] = kernels::MakeReducePlan(dims, axes);
+        plans_[static_cast<size_t>(i)] = kernels::MakeReducePlan(dims, axes, reduce_all_when_empty_);
       } catch (const std::invalid_argument& e) {
         ThrowArgError(names_.empty() ? "axes" : "axis_names", e.what());
       }
@@ -182,6 +185,7 @@ class Reduction : public Operator {
   bool dtype_given_;
   DType dtype_;
   int64_t ddof_;
+  bool reduce_all_when_empty_ = true;
   DType out_type_ = DType::kFloat32;
   std::vector<kernels::ReducePlan> plans_;
 };
@@ -200,8 +204,8 @@ OpSchema ReductionSchema(const std::string& name, const std::string& what, const
   s.Input("input", "Input to the operator.");
   if (TakesMean(K)) s.Input("mean", "The mean per output value (or one per sample), e.g. from reductions.mean.");
   s.Output("output", "The reduction.");
-  s.Arg("axes", ArgType::kIntList, std::vector<int64_t>{}, "Axes to reduce, in [-ndim, ndim-1]; none: all.");
-  s.Arg("axis_names", ArgType::kString, std::string(), "Layout names of the axes to reduce (instead of axes).");
+  s.Arg("axes", ArgType::kIntList, std::vector<int64_t>{}, "Axes to reduce, in [-ndim, ndim-1]; not given: all; given empty: none.");
+  s.Arg("axis_names", ArgType::kString, std::string(), "Layout names of the axes to reduce (instead of axes); given empty: none.");
   s.Arg("keep_dims", ArgType::kBool, false, "Keep the reduced axes with extent 1.");
   // sum's default depends on the input type (DALI's None): when dtype is not given, OutputType picks
   // int64 for integers and the input type for floats; the schema shows int64.
