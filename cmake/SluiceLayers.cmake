@@ -29,13 +29,14 @@ set(SLUICE_LAYER_SEES_api core kernels operators readers pipeline api)
 # Public headers belong to a layer as well: the layer that implements them, and those above it,
 # see them. sluice/pipeline.h declares the pipeline and api layers' interface (PipelineOptions,
 # Batch, statistics, class Pipeline); sluice/host_function.h the operators layer's python_function;
-# dataset_index.h, storage.h and cuda.h are the api layer's. Every other header in include/sluice
+# dataset_index.h, storage.h, cuda.h and operator_library.h are the api layer's. Every other header in include/sluice
 # is core's vocabulary (DType, TensorShape, Value, Error, ...) that any layer may use.
 set(SLUICE_PUBLIC_HEADER_LAYER_pipeline.h pipeline)
 set(SLUICE_PUBLIC_HEADER_LAYER_host_function.h operators)
 set(SLUICE_PUBLIC_HEADER_LAYER_dataset_index.h api)
 set(SLUICE_PUBLIC_HEADER_LAYER_storage.h api)
 set(SLUICE_PUBLIC_HEADER_LAYER_cuda.h api)
+set(SLUICE_PUBLIC_HEADER_LAYER_operator_library.h api)
 
 # A root is folder links plus file links, remade at every configure (a new public header is
 # picked up by the CONFIGURE_DEPENDS glob, which reconfigures).

@@ -125,4 +125,8 @@ with tarfile.open('s.tar', 'w') as t:
 "
 env -u PYTHONPATH venv/bin/sluice wds2idx s.tar s.idx --no-progress
 head -c 4 s.idx | grep -q "v1.2"
+# DALI's command names for the index writers: the same bytes.
+env -u PYTHONPATH venv/bin/wds2idx s.tar s2.idx --no-progress
+cmp s.idx s2.idx
+env -u PYTHONPATH venv/bin/tfrecord2idx --help | grep -q "tfrecord2idx"
 echo "smoke test passed: $(basename "$whl") in $work" >&2

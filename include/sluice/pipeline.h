@@ -249,6 +249,8 @@ struct OperatorInfo {
   std::vector<ArgumentInfo> arguments;
   bool is_random;
   bool is_reader;
+  // DALI's deprecated arguments it accepts: old name -> new name, or "" for one ignored.
+  std::map<std::string, std::string> deprecated_arguments;
 };
 std::vector<std::string> ListOperators();
 OperatorInfo GetOperatorInfo(const std::string& name);  // throws for unknown names, with a suggestion

@@ -20,7 +20,7 @@ from . import fn, ops, tfrecord
 from . import math
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
-from . import backend, plugin, tensors
+from . import backend, plugin, plugin_manager, tensors
 
 __version__ = "0.1.0"
 

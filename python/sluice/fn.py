@@ -48,6 +48,11 @@ def _generate(root):
     _ns.install_legacy_names(root)
 
 
+def _add_operators(schemas):
+    """Functions for operators registered after import (sluice.plugin_manager.load_library)."""
+    _ns.generate(_sys.modules[__name__], schemas, _PYTHON_OVERRIDES, _make_function)
+
+
 _generate(_sys.modules[__name__])
 _conditionals.install(_sys.modules[__name__])  # fn._conditional.split/merge/not_/validate_logical
 _ns.install_suggestions(_sys.modules[__name__], "operator")

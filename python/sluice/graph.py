@@ -16,6 +16,7 @@ becomes float32; a float tensor keeps its type); ``/`` of integers gives float32
 """
 import itertools
 import numbers
+import warnings
 
 from . import _sluice, current
 from .device import check_cuda
@@ -460,6 +461,15 @@ def _constant_input(op_name, index, value):
     return call_operator("constant", [], dict(data, shape=list(arr.shape), dtype=dtype), device="cpu")[0]
 
 
+def _warn_deprecated(schema, kwargs):
+    """DALI's DeprecationWarning for a deprecated argument (the C++ core renames or drops it)."""
+    for arg in kwargs.keys() & schema.deprecated_arguments.keys():
+        new = schema.deprecated_arguments[arg]
+        hint = f"use '{new}' instead" if new else "it has no effect and can be removed"
+        warnings.warn(f"{schema.name}: the argument '{arg}' is deprecated in DALI; {hint}", DeprecationWarning,
+                      stacklevel=4)
+
+
 def make_call(op_name, inputs, kwargs, device="cpu", name=None, scoped=True):
     """Validates one operator call (raising ArgumentError) and returns its OpCall, not yet added to
     any C++ pipeline. While a pipeline with conditionals is defined (``scoped``), the inputs are
@@ -476,6 +486,7 @@ def make_call(op_name, inputs, kwargs, device="cpu", name=None, scoped=True):
         has_inputs = bool(inputs) or any(isinstance(v, DataNode) for v in kwargs.values())
         inputs, kwargs = stack.scope_inputs(schema.name, inputs, kwargs, has_inputs)
     args, arg_inputs = _split_arguments(kwargs)
+    _warn_deprecated(schema, kwargs)
     op_def = _validate(op_name, device, name, [n.name for n in inputs], args, arg_inputs)
     call = OpCall(schema, op_def, name, inputs, arg_inputs, current.current())
     if stack is not None:  # an operator without inputs makes a whole batch: the outermost scope's

@@ -152,5 +152,10 @@ def _generate(root):
             setattr(_ns.submodule(root, path), attr, cls)
 
 
+def _add_operators(schemas):
+    """Classes for operators registered after import (sluice.plugin_manager.load_library)."""
+    _ns.generate(_sys.modules[__name__], schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.camel_case)
+
+
 _generate(_sys.modules[__name__])
 _ns.install_suggestions(_sys.modules[__name__], "operator")

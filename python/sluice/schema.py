@@ -33,6 +33,8 @@ class OperatorSchema:
         self.is_random = info.is_random
         self.is_reader = info.is_reader
         self.arguments = {a.name: a for a in info.arguments}
+        # DALI's deprecated arguments the operator accepts: old name -> new name ("" if ignored).
+        self.deprecated_arguments = dict(info.deprecated_arguments)
 
 
 @functools.lru_cache(maxsize=None)

@@ -30,6 +30,7 @@ void BindPipeline(nb::module_& m);
 void BindWdsIndex(nb::module_& m);
 void BindTfRecordIndex(nb::module_& m);
 void BindStorage(nb::module_& m);
+void BindOperatorLibrary(nb::module_& m);
 // python_function (python_function_op.cc): the table of callables its `function` argument names.
 void BindPythonFunction(nb::module_& m);
 

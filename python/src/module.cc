@@ -45,4 +45,5 @@ NB_MODULE(_sluice, m) {
   BindWdsIndex(m);
   BindTfRecordIndex(m);
   BindStorage(m);
+  BindOperatorLibrary(m);
 }

@@ -101,7 +101,8 @@ void BindOperatorInfo(nb::module_& m) {
       .def_ro("num_outputs", &OperatorInfo::num_outputs)
       .def_ro("arguments", &OperatorInfo::arguments)
       .def_ro("is_random", &OperatorInfo::is_random)
-      .def_ro("is_reader", &OperatorInfo::is_reader);
+      .def_ro("is_reader", &OperatorInfo::is_reader)
+      .def_ro("deprecated_arguments", &OperatorInfo::deprecated_arguments);
 
   nb::class_<OperatorDef>(m, "OperatorDef",
                           "One operator call, validated and normalised by validate_operator(); "

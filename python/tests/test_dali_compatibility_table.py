@@ -73,7 +73,8 @@ def schema_arguments(op):
     if op == "external_source":  # implemented in Python: its signature is what users call
         params = set(inspect.signature(sluice.fn.external_source).parameters)
         return params - PYTHON_ARGS - COMMON
-    return set(OPERATORS[op].arguments) - COMMON
+    # DALI's deprecated arguments the schema accepts (renamed or ignored) are listed too.
+    return (set(OPERATORS[op].arguments) | set(OPERATORS[op].deprecated_arguments)) - COMMON
 
 
 def test_the_common_arguments_are_every_operators():

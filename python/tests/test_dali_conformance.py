@@ -398,8 +398,8 @@ def test_not_supported_dali_arguments_name_themselves():
         fn.readers.file(file_root=".", dir_filters=["x*"])
     assert e.value.argument == "dir_filters"
     with pytest.raises(sluice.ArgumentError) as e:
-        fn.crop_mirror_normalize(fn.testing.counter(), output_dtype=types.FLOAT)
-    assert e.value.argument == "output_dtype"
+        fn.resize(fn.testing.counter(), resize_x=2, save_attrs=True)
+    assert e.value.argument == "save_attrs"
 
 
 # --- preemphasis_filter --------------------------------------------------------------------------

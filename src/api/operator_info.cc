@@ -24,6 +24,7 @@ OperatorInfo GetOperatorInfo(const std::string& name) {
     info.arguments.push_back({a.name, a.type, a.required(), a.default_value, a.doc, a.per_sample, a.ConstraintText()});
   info.is_random = s.is_random();
   info.is_reader = s.is_reader();
+  info.deprecated_arguments = s.deprecated_args();
   return info;
 }
 

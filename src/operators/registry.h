@@ -1,6 +1,7 @@
 // The operator registry: names -> schemas (with their factories).
 #pragma once
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,18 @@ class OperatorRegistry {
   const OpSchema& GetSchema(const std::string& name) const;
   std::vector<std::string> Names() const;
 
+  // Operator libraries (api/operator_library.cc): registrars that run after the registry was built
+  // (a shared object's static initialisers, during dlopen) are held back; the loader then runs them
+  // (RunLateRegistrations: returns the names they registered; throws, registering nothing, when one
+  // fails, e.g. a name already taken) or drops them (DiscardLateRegistrations: the library is
+  // refused). Not concurrent with each other; Find/Names may run meanwhile (schemas_ is guarded and
+  // its nodes never move, so a found schema stays valid).
+  std::vector<std::string> RunLateRegistrations();
+  void DiscardLateRegistrations();
+
  private:
   OperatorRegistry() = default;
+  mutable std::mutex mu_;  // guards schemas_ (registration after start-up: operator libraries)
   std::map<std::string, OpSchema> schemas_;
 };
 

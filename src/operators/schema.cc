@@ -219,6 +219,14 @@ OpSchema& OpSchema::Fuses(FusedChain chain) {
   return *this;
 }
 OpSchema& OpSchema::Check(ArgCheck check) { checks_.push_back(std::move(check)); return *this; }
+OpSchema& OpSchema::RenamedArg(std::string old_name, std::string new_name) {
+  deprecated_[std::move(old_name)] = std::move(new_name);
+  return *this;
+}
+OpSchema& OpSchema::RetiredArg(std::string name) {
+  deprecated_[std::move(name)] = "";
+  return *this;
+}
 
 OpSchema& OpSchema::Backends(std::vector<std::string> devices) { backends_ = std::move(devices); return *this; }
 OpSchema& OpSchema::Random() { random_ = true; return *this; }

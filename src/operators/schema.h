@@ -239,6 +239,13 @@ class OpSchema {
   bool is_reader() const { return reader_; }
   bool unfolds_sequences() const { return unfolds_sequences_; }
   const std::vector<std::vector<std::string>>& exclusive_groups() const { return exclusive_; }
+  // DALI's deprecated arguments, accepted so that ported code runs (DALI warns about them too):
+  // a renamed one is an alias of its replacement (validation moves it there; both at once is an
+  // error), a retired one is accepted and dropped. Neither is one of args().
+  OpSchema& RenamedArg(std::string old_name, std::string new_name);
+  OpSchema& RetiredArg(std::string name);
+  // Old name -> new name, or "" for a retired argument.
+  const std::map<std::string, std::string>& deprecated_args() const { return deprecated_; }
   const std::vector<ArgCheck>& checks() const { return checks_; }
   const MinInputSizeFn& min_input_size() const { return min_input_size_; }
   const std::optional<SizeHint>& size_hint() const { return size_hint_; }
@@ -263,6 +270,7 @@ class OpSchema {
   bool reader_ = false;
   bool unfolds_sequences_ = false;
   std::vector<std::vector<std::string>> exclusive_;
+  std::map<std::string, std::string> deprecated_;
   std::vector<ArgCheck> checks_;
   MinInputSizeFn min_input_size_;
   std::optional<SizeHint> size_hint_;

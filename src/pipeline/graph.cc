@@ -50,6 +50,25 @@ OpSpec ValidateSpec(OpSpec spec) {
     throw SpecError(spec, "device", msg);
   }
 
+  // DALI's deprecated arguments: a renamed one moves to its new name, a retired one is dropped.
+  for (const auto& [old_name, new_name] : schema.deprecated_args()) {
+    const bool constant = spec.args.count(old_name) > 0, per_sample = spec.arg_inputs.count(old_name) > 0;
+    if (!constant && !per_sample) continue;
+    if (new_name.empty()) {
+      if (per_sample) throw SpecError(spec, old_name, "'" + old_name + "' is deprecated and ignored; it cannot be an argument input");
+      spec.args.erase(old_name);
+      continue;
+    }
+    if (spec.args.count(new_name) || spec.arg_inputs.count(new_name))
+      throw SpecError(spec, old_name, "'" + old_name + "' is the deprecated name of '" + new_name + "': give only one");
+    if (constant) {
+      spec.args[new_name] = std::move(spec.args[old_name]);
+      spec.args.erase(old_name);
+    } else {
+      spec.arg_inputs[new_name] = spec.arg_inputs[old_name];
+      spec.arg_inputs.erase(old_name);
+    }
+  }
   std::vector<std::string> arg_names;
   for (const auto& a : schema.args()) arg_names.push_back(a.name);
   auto unknown = [&](const std::string& name) {

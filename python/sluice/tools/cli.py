@@ -43,6 +43,16 @@ def tfrecord2idx_main(argv):
     return status
 
 
+def tfrecord2idx_script():
+    """The `tfrecord2idx` command (DALI installs one of that name): `sluice tfrecord2idx`."""
+    sys.exit(tfrecord2idx_main(sys.argv[1:]))
+
+
+def wds2idx_script():
+    """The `wds2idx` command (DALI installs one of that name): `sluice wds2idx`."""
+    sys.exit(wds2idx_main(sys.argv[1:]))
+
+
 def _is_remote(path):
     return path.lower().startswith(("s3://", "http://", "https://"))
 

@@ -56,6 +56,7 @@ SLUICE_REGISTER_OPERATORS(RegisterLookupTable) {
                                             "; they must match"};
       })
       .Factory("cpu", MakeFactory<LookupTableOp>());
+  s.RenamedArg("output_dtype", "dtype");  // deprecated in DALI 0.24
   r.Register(std::move(s));
 }
 

@@ -55,6 +55,7 @@ SLUICE_REGISTER_OPERATORS(RegisterCrop) {
       .InputRegion(CropInputRegion)
       .Factory("cpu", MakeFactory<CropOp>());
   AddCropArgs(crop, /*volumetric=*/true);
+  crop.RetiredArg("image_type");  // deprecated in DALI 0.24
   r.Register(std::move(crop));
 }
 

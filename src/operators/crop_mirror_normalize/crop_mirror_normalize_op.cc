@@ -73,6 +73,7 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .InputRegion(CropInputRegion)
       .Factory("cpu", [](const OpSpec& sp) { return std::make_unique<CropMirrorNormalizeOp>(sp); });
   AddCropArgs(s, /*volumetric=*/true);
+  s.RetiredArg("image_type").RenamedArg("output_dtype", "dtype");  // deprecated in DALI 0.24
   r.Register(std::move(s));
 }
 

@@ -96,6 +96,7 @@ SLUICE_REGISTER_OPERATORS(RegisterResize) {
       .InputRegion(ResizeInputRegion)
       .AcceptsInputWindow("input_window")
       .Factory("cpu", [](const OpSpec& spec) { return std::make_unique<ResizeOp>(spec); });
+  s.RetiredArg("image_type");  // deprecated in DALI 0.24
   r.Register(std::move(s));
 }
 

@@ -263,6 +263,7 @@ SLUICE_REGISTER_OPERATORS(RegisterSlice) {
       .Arg("dtype", ArgType::kDType, std::string("uint8"), "Output type: uint8, float16 or float32 (default: the input's).")
       .Enum({"uint8", "float16", "float32"})
       .Factory("cpu", MakeFactory<SliceOp>());
+  s.RetiredArg("image_type").RenamedArg("output_dtype", "dtype");  // deprecated in DALI 0.24
   r.Register(std::move(s));
 }
 

@@ -145,6 +145,7 @@ void WarpOpBase::RunSample(Workspace& ws, int i, int) {
 OpSchema& AddWarpArgs(OpSchema& s, bool volumes) {
   InputLayouts layouts = InputLayouts{"HWC"}.AllowSequence();
   if (volumes) layouts.AllowVolume();
+  s.RenamedArg("output_dtype", "dtype");  // deprecated in DALI 0.24
   return s.Input("images",
                  volumes ? "HWC images or DHWC volumes (or sequences of them), uint8 or float32, any number of channels."
                          : "HWC images (or FHWC sequences), uint8 or float32, any number of channels.",
