@@ -10,9 +10,9 @@ definition is kept and added to the C++ pipeline at ``build()``.
 Arithmetic on DataNodes (``images * 2``, ``1 - x``, ``a + b * 2 - c``, comparisons, ``& | ^``) and
 the functions of :mod:`sluice.math` build an expression; a chain becomes ONE
 ``arithmetic.expression`` operator, made when the result is first used by another operator or as a
-pipeline output. Types follow DALI's promotion table; a Python int or float constant takes the
-tensor operand's type when it can (an integer tensor with an int keeps its type; with a float it
-becomes float32; a float tensor keeps its type); ``/`` of integers gives float32.
+pipeline output. Types follow DALI's promotion table, with a Python int typed INT32 (INT64 beyond
+its range) and a float FLOAT, as DALI types them (``uint8_images + 1`` is int32; a typed constant,
+``types.Constant(1).uint8()``, keeps uint8); ``/`` of integers gives float32.
 """
 import itertools
 import numbers
@@ -240,9 +240,11 @@ def _operand(value, op):
         v = int(value)
         if not -2**63 <= v < 2**63:
             raise ValueError(f"arithmetic: the constant {v} does not fit in int64")
-        return ("c", f"${v}:int")
+        # DALI types a Python int as INT32 (INT64 when it does not fit) and a float as FLOAT: the
+        # literal takes part in the promotion (uint8_tensor + 1 is int32, as in DALI).
+        return ("c", f"${v}:int32" if -2**31 <= v < 2**31 else f"${v}:int64")
     if isinstance(value, numbers.Real) and type(value).__module__ != "numpy":
-        return ("c", f"${float(value)!r}:float")
+        return ("c", f"${float(value)!r}:float32")
     if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
         import numpy as np
         arr = np.asarray(value)

@@ -6,7 +6,7 @@ import pytest
 
 import sluice
 import sluice.math as smath
-from sluice import fn
+from sluice import fn, types
 
 TYPES = [np.uint8, np.int16, np.int32, np.int64, np.float32, np.float64, np.bool_]
 SIGNED = {np.int8, np.int16, np.int32, np.int64}
@@ -125,15 +125,28 @@ def test_binary_operator_matches_numpy_with_dali_promotion(op, ta, tb):
             np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("t", [np.uint8, np.int32, np.float32])
-def test_constants_take_the_tensor_type(t):
+@pytest.mark.parametrize("t", [np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64])
+def test_python_constants_are_int32_and_float32_as_in_dali(t):
+    # DALI types a Python int as INT32 and a float as FLOAT, and promotes with its table:
+    # uint8 * 2 is int32 (no wrap at 256), float16 * 0.5 is float32, int64 + 1 stays int64.
     a = values(t)
     out, dtype, _ = run(lambda x: x * 2 + 1, [a, a])
-    assert out[0].dtype == t
-    np.testing.assert_array_equal(out[0], (a * 2 + 1).astype(t))
+    want_int = np.result_type(t, np.int32) if np.dtype(t).kind in "iu" else t
+    assert out[0].dtype == want_int
+    np.testing.assert_array_equal(out[0], (a.astype(want_int) * 2 + 1))
     out, _, _ = run(lambda x: x * 0.5, [a, a])
-    assert out[0].dtype == (t if t == np.float32 else np.float32)
-    np.testing.assert_allclose(out[0], a.astype(np.float32) * 0.5)
+    want_float = np.float64 if t == np.float64 else np.float32
+    assert out[0].dtype == want_float
+    np.testing.assert_allclose(out[0], a.astype(want_float) * 0.5)
+    big, _, _ = run(lambda x: x + 2**40, [a, a])  # beyond int32: INT64
+    assert big[0].dtype == (np.int64 if np.dtype(t).kind in "iu" else t)
+
+
+def test_typed_constants_keep_the_tensor_type():
+    a = values(np.uint8)
+    out, _, _ = run(lambda x: types.Constant(255, dtype=types.UINT8) - x, [a, a])
+    assert out[0].dtype == np.uint8
+    np.testing.assert_array_equal(out[0], 255 - a)
 
 
 def test_per_sample_scalars_broadcast():

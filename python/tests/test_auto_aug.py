@@ -211,7 +211,8 @@ def test_select_applies_one_operation_per_sample():
 
     def graph(x):
         idx = fn.random.uniform(values=[0, 1, 2], dtype=types.INT32)
-        out = select([lambda s: s, lambda s: s + 100, lambda s: 255 - s], idx, x)
+        u8 = types.Constant  # typed constants keep uint8 (a Python int is int32, as in DALI)
+        out = select([lambda s: s, lambda s: s + u8(100).uint8(), lambda s: u8(255).uint8() - s], idx, x)
         return out, idx
 
     out, idx = run_graph(img, graph)

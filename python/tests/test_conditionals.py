@@ -47,7 +47,7 @@ def test_if_else_runs_different_operators_per_sample():
         if fn.reductions.mean(img) > 127:
             out = fn.flip(img, horizontal=1)
         else:
-            out = img // 2
+            out = img // types.Constant(2).uint8()  # a Python 2 is int32 (DALI): the branches must agree
         return out
 
     (out,) = run(pipe())

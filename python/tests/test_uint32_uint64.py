@@ -59,12 +59,15 @@ def test_reinterpret_float_bits_as_uint32():
 def test_uint32_arithmetic_promotes_as_dali():
     a = [np.array([4000000000, 5], np.uint32)]
     b = [np.array([-1, 3], np.int32)]
-    s, c, m = run(lambda x, y: (x + y, x > y, x * 2), a, b)
+    s, c, m = run(lambda x, y: (x + y, x > y, x * types.Constant(2).uint32()), a, b)
     assert s[0].dtype == np.int64  # int32 with uint32 -> int64
     np.testing.assert_array_equal(s[0], a[0].astype(np.int64) + b[0])
     np.testing.assert_array_equal(c[0], a[0].astype(np.int64) > b[0])
-    assert m[0].dtype == np.uint32
+    assert m[0].dtype == np.uint32  # with a uint32 constant; a Python int (INT32) would make it int64
     np.testing.assert_array_equal(m[0], (a[0].astype(np.uint64) * 2).astype(np.uint32))  # wraps as uint32
+    w, = run(lambda x: x * 2, a)
+    assert w[0].dtype == np.int64
+    np.testing.assert_array_equal(w[0], a[0].astype(np.int64) * 2)
 
 
 def test_uint64_arithmetic_is_refused_with_a_reason():

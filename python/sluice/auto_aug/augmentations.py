@@ -125,7 +125,8 @@ def posterize(sample, mask):
 def solarize(sample, threshold):
     """Inverts the pixels at or above the threshold."""
     keep = sample < threshold
-    return keep * sample + (keep ^ True) * (255 - sample)
+    # A typed constant, as DALI's: a Python 255 is int32 and would make the result int32.
+    return keep * sample + (keep ^ True) * (types.Constant(255, dtype=types.UINT8) - sample)
 
 
 def solarize_add_shift(shift):
@@ -137,13 +138,13 @@ def solarize_add_shift(shift):
 @augmentation(mag_range=(0, 110), mag_to_param=solarize_add_shift)
 def solarize_add(sample, shift):
     """Adds `shift` to the pixels below 128."""
-    low = sample < 128
+    low = sample < types.Constant(128, dtype=types.UINT8)
     return low * (sample + shift) + (low ^ True) * sample
 
 
 @augmentation
 def invert(sample, _):
-    return 255 - sample
+    return types.Constant(255, dtype=types.UINT8) - sample
 
 
 @augmentation

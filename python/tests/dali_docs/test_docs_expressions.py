@@ -153,10 +153,6 @@ def run_const(pipe):
     return out[1].as_array()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "expr_type_promotions.ipynb, cell 'Using Constants': `uint8_tensor + 10` (a Python int) gives "
-    "uint8 [[52, 18]] in Sluice (a literal takes the tensor operand's type when it fits); DALI types "
-    "a Python int as int32, so the notebook prints `uint8 + <class 'int'> -> int32`"))
 def test_expr_type_promotions_python_int_constant():
     constant = 10
     out = run_const(arithmetic_constant_pipeline((lambda x: x + constant), np.uint8))
