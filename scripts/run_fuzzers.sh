@@ -16,9 +16,10 @@ trap 'rm -rf "$work"' EXIT
 # fuzz/audio_seeds/ for the audio decoder, fuzz/nemo_seeds/ for NeMo manifests, fuzz/video_seeds/ for
 # the video decoder, fuzz/coco_seeds/ for COCO annotation files, fuzz/s3_seeds/ for S3 listings,
 # fuzz/lz4_seeds/ for LZ4 blocks, fuzz/recordio_seeds/ for MXNet RecordIO files and indices,
-# fuzz/caffe_seeds/ for Caffe/Caffe2 messages, fuzz/fits_seeds/ for FITS files (CFITSIO).
+# fuzz/caffe_seeds/ for Caffe/Caffe2 messages, fuzz/fits_seeds/ for FITS files (CFITSIO),
+# tests/data/readers/fuzz_lmdb/ for LMDB data files (written by PyPI's lmdb).
 mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo" \
-  "$work/video" "$work/coco" "$work/s3" "$work/lz4" "$work/recordio" "$work/caffe" "$work/fits"
+  "$work/video" "$work/coco" "$work/s3" "$work/lz4" "$work/recordio" "$work/caffe" "$work/fits" "$work/lmdb"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -36,6 +37,7 @@ cp "$root"/fuzz/lz4_seeds/* "$work/lz4/"
 cp "$root"/fuzz/recordio_seeds/* "$work/recordio/"
 cp "$root"/fuzz/caffe_seeds/* "$work/caffe/"
 cp "$root"/fuzz/fits_seeds/* "$work/fits/"
+cp "$root"/tests/data/readers/fuzz_lmdb/*.mdb "$work/lmdb/"
 
 # Leaks inside third-party decoders, reported upstream (the file says which and why).
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -63,6 +65,7 @@ run_one() {
     fuzz_recordio*) corpus="$work/recordio" ;;
     fuzz_caffe*) corpus="$work/caffe" ;;
     fuzz_fits*) corpus="$work/fits" ;;
+    fuzz_lmdb*) corpus="$work/lmdb" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name" "$artifacts"

@@ -11,6 +11,7 @@
 import glob
 import io
 import os
+import struct
 import wave
 
 import numpy as np
@@ -251,3 +252,28 @@ def test_bad_files_name_the_file_and_replace_logs_it(tmp_path):
     np.testing.assert_array_equal(np.array(out.at(0)), np.array(out.at(1)))
     log = pipe.error_log()
     assert log and log[0].op == "dec" and log[0].path == str(bad) and "truncated" in log[0].message
+
+
+def test_rf64_whose_ds64_declares_2_to_the_40_samples_is_refused_naming_the_file(tmp_path):
+    """RF64 keeps its sizes in the ds64 chunk (written here by libsndfile through soundfile), which
+    libsndfile clamps to the file silently: a ds64 declaring 2^40 frames (2^41 data bytes) is refused
+    from the header, before anything is allocated, with the declared and the actual data size; the
+    sample count alone past max_samples likewise."""
+    good = tmp_path / "good.wav"
+    frames = (np.arange(100, dtype=np.int16).reshape(50, 2) * 300).astype(np.int16)
+    sf.write(good, frames, 8000, format="RF64", subtype="PCM_16")
+    raw = good.read_bytes()
+    assert raw[:4] == b"RF64" and raw[12:16] == b"ds64"
+    (audio,), _ = decode([good], dtype=types.INT16, downmix=False)
+    np.testing.assert_array_equal(audio, frames)
+    data_bytes = struct.unpack_from("<Q", raw, 28)[0]
+    huge = tmp_path / "huge.wav"
+    huge.write_bytes(raw[:28] + struct.pack("<QQ", 1 << 41, 1 << 40) + raw[44:])
+    with pytest.raises(sluice.SluiceError, match=rf"ds64 chunk declares 2199023255552 data bytes, the input holds "
+                                                 rf"{data_bytes}.*huge\.wav"):
+        decode([good, huge])
+    count = tmp_path / "count.wav"
+    count.write_bytes(raw[:36] + struct.pack("<Q", 1 << 40) + raw[44:])
+    with pytest.raises(sluice.SluiceError, match=r"declares 1099511627776 frames of 2 channels, more than "
+                                                 r"max_samples.*count\.wav"):
+        decode([count])

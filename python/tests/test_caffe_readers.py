@@ -9,6 +9,7 @@ outputs on the same databases.
 """
 import json
 import os
+import struct
 import subprocess
 
 import numpy as np
@@ -271,6 +272,100 @@ def test_missing_database_and_malformed_messages(tmp_path):
     empty = write_db(tmp_path / "empty", [])
     with pytest.raises(sluice.SluiceError, match="no entries found"):
         pipe_of(fn.readers.caffe, path=[empty])
+
+
+# ----------------------------------------------------------------------------- corrupt databases
+CORRUPT_SCRIPT = r"""
+import json, os, struct, sys
+import numpy as np
+import sluice
+from sluice import fn
+db, cases = sys.argv[1], json.loads(sys.argv[2])
+path = os.path.join(db, "data.mdb")
+good = open(path, "rb").read()
+out = []
+for kind, a, b in cases:
+    data = bytearray(good)
+    if kind == "flip":
+        data[a] ^= b
+    elif kind == "truncate":
+        data = data[:a]
+    elif kind == "u64":  # a page number (8 bytes) overwritten
+        data[a:a + 8] = struct.pack("<Q", b)
+    open(path, "wb").write(bytes(data))
+    try:
+        pipe = sluice.Pipeline(batch_size=4, num_threads=1, device_id=None, seed=1)
+        with pipe:
+            images, labels = fn.readers.caffe(path=[db], name="Reader")
+            pipe.set_outputs(images, labels)
+        pipe.build()
+        for _ in range(4):
+            pipe.run()
+        out.append([kind, a, b, None])
+    except sluice.SluiceError as e:
+        out.append([kind, a, b, str(e)])
+open(path, "wb").write(good)
+print(json.dumps(out))
+"""
+
+
+def corrupt_runs(db, cases):
+    """Runs readers.caffe over each corruption of the database in a child process (a crash there is a
+    failed test here, with its signal, not a dead test run); returns [kind, a, b, error or None]."""
+    import sys
+    r = subprocess.run([sys.executable, "-c", CORRUPT_SCRIPT, db, json.dumps(cases)], capture_output=True, text=True,
+                       timeout=600, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, f"the reader crashed (exit {r.returncode}): {r.stderr[-3000:]}"
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_corrupt_database_is_an_error_naming_the_file_never_a_crash(tmp_path):
+    """An LMDB written by the `lmdb` package, then damaged: bytes flipped in every page (headers,
+    entry offsets, nodes, values), the file truncated, page numbers pointing outside the file, at a
+    meta page, back at their own page. liblmdb (DALI's reader) trusts its pages and dies with SIGSEGV
+    on such files; readers.caffe raises an error naming the data file (or reads values that are
+    still well-formed: a flipped byte inside an image is not detectable)."""
+    values = [Datum(data=image_bytes(k) * (40 if k % 5 == 0 else 1), label=k, encoded=True).SerializeToString()
+              for k in range(60)]
+    db = write_db(tmp_path / "db", values)
+    path = data_file(db)
+    size = os.path.getsize(path)
+    psize = 4096
+    assert size % psize == 0 and size // psize >= 5
+    cases = []
+    for page in range(size // psize):
+        for off in (0, 8, 10, 12, 14, 16, 18, 24, 40, 128, 144, 2048, 4094):
+            for x in (0xFF, 0x01):
+                cases.append(["flip", page * psize + off, x])
+    for length in range(0, size, 1543):
+        cases.append(["truncate", length, 0])
+    # The newer meta page's root (MDB_meta at 16: magic, version, address, mapsize, dbs[2] of 48
+    # bytes; the main database's md_root at 16 + 24 + 48 + 40) and its transaction id at 144.
+    raw = open(path, "rb").read()
+    meta = psize if struct.unpack_from("<Q", raw, 144)[0] < struct.unpack_from("<Q", raw, psize + 144)[0] else 0
+    root = struct.unpack_from("<Q", raw, meta + 128)[0]
+    for bad in (0, 1, size // psize, 1 << 40, 2 ** 64 - 2, root):
+        cases.append(["u64", meta + 128, bad])
+    # The root's first child pointed back at the root (a cycle) when the root is a branch page.
+    if struct.unpack_from("<H", raw, root * psize + 10)[0] & 1:
+        node = struct.unpack_from("<H", raw, root * psize + 16)[0]
+        cases.append(["u64", root * psize + node, root])  # mn_lo, mn_hi, mn_flags: the child's page number
+    results = corrupt_runs(db, cases)
+    assert len(results) == len(cases)
+    errors = [r for r in results if r[3] is not None]
+    for kind, a, b, msg in errors:
+        # A transaction id raised on the older meta page makes it the newer one: a well-formed,
+        # earlier (here empty) tree, as liblmdb would read it too; the reader then finds no entries
+        # in the database folder it was given.
+        assert "[Reader]" in msg and (path in msg or f"no entries found in LMDB [{db}]" in msg), (kind, a, b, msg)
+    by_case = {(k, a, b): m for k, a, b, m in results}
+    for length in range(0, size, 1543):
+        assert by_case[("truncate", length, 0)] is not None, length  # a cut file is never read as a shorter one
+    for bad in (1 << 40, 2 ** 64 - 2):
+        assert "past the end of the file" in by_case[("u64", meta + 128, bad)], bad
+    assert "a meta page" in by_case[("u64", meta + 128, 1)]
+    assert "not an LMDB data file" in by_case[("flip", 16, 0xFF)]
+    print(f"{len(cases)} corruptions: {len(errors)} errors naming the file, {len(cases) - len(errors)} read")
 
 
 # ----------------------------------------------------------------------------- DALI itself

@@ -217,6 +217,9 @@ def test_resampled_speech_matches_librosa(tmp_path):
     ('["audio/u0.wav"]', "not a JSON object"),
     ('{"text": "no path"}', 'no "audio_filepath"'),
     ('{"audio_filepath": "audio/missing.wav"}', "audio file 'audio/missing.wav' not found"),
+    # DALI reads a negative duration as the whole stream; Sluice refuses it, as a negative offset.
+    ('{"audio_filepath": "audio/u0.wav", "duration": -1.5}', '"duration" is negative (-1.5 s)'),
+    ('{"audio_filepath": "audio/u0.wav", "offset": -0.5}', '"offset" is negative (-0.5 s)'),
 ])
 def test_bad_manifest_lines_name_the_manifest_and_line(dataset, line, why):
     manifest, _ = dataset

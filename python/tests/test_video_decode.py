@@ -143,6 +143,26 @@ def test_pad_modes(videos, tmp_path, mode, expect):
         np.testing.assert_array_equal(clip, np.stack([ref[i] for i in expect]))
 
 
+def test_pad_mode_none_gives_dalis_shorter_clip(tmp_path):
+    """pad_mode="none" past the end: DALI's code (VideoDecoderBase::GetSequenceLength, the "isolated"
+    boundary) and its pad_mode documentation ("Return shorter sequences if not enough frames") give a
+    clip of min(sequence_length, ceil((frames - start) / stride)) frames -- its operator description
+    says "causes an error" instead; the code is followed (docs/dali-compatibility.md). end_frame past
+    the end is capped the same way; `frames` past the end is an error."""
+    path = make(tmp_path / "ten.mp4", frames=10, gop=4)
+    ref, _ = pyav_frames(path)
+    data = read(path)
+    for start, length, stride in ((5, 4, 2), (8, 5, 1), (0, 12, 3), (9, 3, 4)):
+        (clip,) = decode([data], start_frame=start, sequence_length=length, stride=stride, pad_mode="none")
+        want = list(range(start, 10, stride))[:length]
+        assert len(want) == min(length, -(-(10 - start) // stride))
+        np.testing.assert_array_equal(clip, np.stack([ref[i] for i in want]))
+    (clip,) = decode([data], start_frame=5, end_frame=20, stride=2, pad_mode="none")
+    np.testing.assert_array_equal(clip, np.stack([ref[i] for i in (5, 7, 9)]))
+    msg = decode_error(data, frames=[9, 10], pad_mode="none")
+    assert "frame 10" in msg and "pad_mode" in msg, msg
+
+
 def test_deterministic_across_threads(videos):
     datas = [read(videos[k]) for k in ("h264", "mpeg4", "h264_vfr", "h264_odd")] * 2
     kw = dict(start_frame=5, sequence_length=6, stride=2)
@@ -174,7 +194,54 @@ def test_truncated_faststart_file(videos, tmp_path):
                    check=True)
     data = read(path)
     msg = decode_error(data[: int(len(data) * 0.6)], start_frame=0, sequence_length=60)
-    assert "truncated" in msg and "frames" in msg, msg
+    # The MP4 demuxer flags the sample cut by the end of the file corrupt: the error names its frame.
+    assert "truncated" in msg and re.search(r"frame \d+", msg), msg
+
+
+def truncated_videos(tmp_path):
+    """WebM (VP9), MKV (H.264) and MP4 with its index first (H.264, faststart), each 50 frames,
+    written by the ffmpeg CLI; and each cut at 60% of its bytes: a WebM or MKV cut mid-cluster
+    demuxes to a clean end of file, only its declared duration (the DURATION tag FFmpeg writes per
+    track) tells it was 2 s long."""
+    have = encoders()
+    out = {"mkv": make(tmp_path / "t.mkv", frames=50, gop=10)}
+    fast = str(tmp_path / "t.mp4")
+    subprocess.run([FFMPEG, "-v", "error", "-y", "-i", out["mkv"], "-c", "copy", "-movflags", "+faststart", fast],
+                   check=True)
+    out["mp4"] = fast
+    if "libvpx-vp9" in have:
+        out["webm"] = make(tmp_path / "t.webm", codec="libvpx-vp9", frames=50, gop=10)
+    cut = {}
+    for name, path in out.items():
+        data = read(path)
+        cut[name] = str(tmp_path / f"cut_{name}.{name}")
+        data[: int(len(data) * 0.6)].tofile(cut[name])
+    return out, cut
+
+
+def test_truncated_webm_mkv_mp4_are_errors_naming_the_frame(tmp_path):
+    """A cut WebM / MKV / MP4 is an error naming the last frame read, not a shorter video -- whatever
+    clip is asked for (also one inside the part that is there) -- and on_error="replace" replaces it."""
+    whole, cut = truncated_videos(tmp_path)
+    for name in whole:
+        (clip,) = decode([read(whole[name])], start_frame=0, sequence_length=50)
+        assert clip.shape[0] == 50, name
+        for kw in ({}, {"start_frame": 0, "sequence_length": 5}):
+            msg = decode_error(read(cut[name]), **kw)
+            assert "truncated" in msg and re.search(r"frame \d+", msg), (name, msg)
+        if name != "mp4":  # Matroska: the declared duration against where the frames end
+            assert re.search(r"frames end at [\d.]+ s \(frame \d+, the last read\), its DURATION tag declares "
+                             r"2\.000 s", msg), msg
+    good = read(whole["mkv"])
+    pipe = sluice.Pipeline(batch_size=2, num_threads=2, seed=1)
+    with pipe:
+        enc = fn.external_source(source=lambda: [read(cut["mkv"]), good], batch=True, cycle=False)
+        pipe.set_outputs(fn.experimental.decoders.video(enc, sequence_length=2, on_error="replace"))
+    pipe.build()
+    (out,) = pipe.run()
+    assert all(x.shape == (2, 64, 96, 3) for x in as_numpy(out))
+    log = pipe.error_log()
+    assert len(log) == 1 and "truncated" in str(log[0]), log
 
 
 def test_no_video_stream(tmp_path):

@@ -3,6 +3,7 @@ every clip of every file (sequence_length, stride, step), bit-identical frames, 
 file_root / file_list, enable_frame_num and enable_timestamps (PyAV's frame times), padding, sharding,
 shuffling and checkpoints through the reader base, determinism across num_threads, RSS over epochs."""
 import os
+import re
 import resource
 
 import numpy as np
@@ -171,6 +172,31 @@ def test_bad_file_errors_name_it(files, tmp_path):
     assert "bad.mp4" in str(e.value) and "[Reader]" in str(e.value) and "container" in str(e.value), e.value
     with pytest.raises(Exception, match="exactly one of filenames"):
         reader_pipe(1, sequence_length=3)
+
+
+@pytest.mark.parametrize("op", ["readers.video", "experimental.readers.video"])
+def test_truncated_webm_and_mkv_are_errors_naming_file_and_frame(files, tmp_path, op):
+    """A WebM / MKV cut mid-cluster demuxes to a clean end: the reader would see a shorter video.
+    Its declared duration (FFmpeg's per-track DURATION tag) says otherwise: an error naming the file
+    and the last frame read."""
+    from video_files import encoders
+
+    cuts = []
+    srcs = [make(tmp_path / "v.mkv", frames=50, gop=10)]
+    if "libvpx-vp9" in encoders():
+        srcs.append(make(tmp_path / "v.webm", codec="libvpx-vp9", frames=50, gop=10))
+    for src in srcs:
+        data = open(src, "rb").read()
+        cut = tmp_path / ("cut_" + os.path.basename(src))
+        cut.write_bytes(data[: int(len(data) * 0.6)])
+        cuts.append(str(cut))
+    for src, cut in zip(srcs, cuts):
+        reader_pipe(1, op=op, filenames=[src], sequence_length=3)  # the whole file reads
+        with pytest.raises(Exception) as e:
+            reader_pipe(1, op=op, filenames=[files[0], cut], sequence_length=3)
+        msg = str(e.value)
+        assert os.path.basename(cut) in msg and "[Reader]" in msg and "truncated" in msg, msg
+        assert re.search(r"\(frame \d+, the last read\)", msg), msg
 
 
 def test_rss_flat_over_20_epochs(files):

@@ -157,6 +157,32 @@ TEST(AudioDecode, BadInputsAreErrorsWithTheirReason) {
             std::string::npos);
 }
 
+// RF64 keeps its sizes in the ds64 chunk, which libsndfile clamps to the input silently: a ds64
+// declaring 2^40 frames (2^41 bytes) over 20 bytes of data is refused from the header, as are a data
+// size the input does not hold and a frame count the data cannot hold or max_samples refuses.
+TEST(AudioDecode, AbsurdRf64SizesAreRefusedBeforeDecoding) {
+  using testing::MakeRf64;
+  const auto good = MakeRf64(2, 8000, 16, Bytes(kPcm));
+  const AudioInfo info = PeekAudio(good);
+  EXPECT_EQ(info.frames, 5);
+  EXPECT_EQ(Decode<int16_t>(good, DType::kInt16), kPcm);
+  EXPECT_NO_THROW(PeekAudio(MakeRf64(2, 8000, 16, Bytes(kPcm), -1, 0)));  // sample count left 0
+  const int64_t t40 = int64_t{1} << 40;
+  std::string msg = ErrorOf([&] { PeekAudio(MakeRf64(2, 8000, 16, Bytes(kPcm), 4 * t40, t40)); });
+  EXPECT_NE(msg.find("ds64 chunk declares 4398046511104 data bytes, the input holds 20"), std::string::npos) << msg;
+  msg = ErrorOf([&] { PeekAudio(MakeRf64(2, 8000, 16, Bytes(kPcm), -1, t40)); });
+  EXPECT_NE(msg.find("declares 1099511627776 frames of 2 channels, more than max_samples (1073741824"),
+            std::string::npos) << msg;
+  msg = ErrorOf([&] { PeekAudio(MakeRf64(2, 8000, 16, Bytes(kPcm), -1, 6)); });
+  EXPECT_NE(msg.find("declares 6 frames, its 20 data bytes hold 5"), std::string::npos) << msg;
+  msg = ErrorOf([&] { PeekAudio(MakeRf64(2, 8000, 16, Bytes(kPcm), 400)); });
+  EXPECT_NE(msg.find("declares 400 data bytes, the input holds 20"), std::string::npos) << msg;
+  auto cut = good;
+  cut.resize(cut.size() - 8);  // the data cut short under a correct ds64
+  msg = ErrorOf([&] { PeekAudio(cut); });
+  EXPECT_NE(msg.find("declares 20 data bytes, the input holds 12"), std::string::npos) << msg;
+}
+
 // FLAC's STREAMINFO declares the stream's length in 36 bits: 2^36 - 1 frames from a 1.7 KB file.
 TEST(AudioDecode, AbsurdFlacLengthIsRefusedBeforeDecoding) {
   auto flac = ReadAudioFile("tone_stereo.flac");

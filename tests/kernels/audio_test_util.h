@@ -58,6 +58,41 @@ inline std::vector<uint8_t> MakeWav(uint16_t tag, int channels, int rate, int bi
   return b;
 }
 
+// An RF64 stream (EBU Tech 3306): "RF64", a ds64 chunk with the 64-bit RIFF size, data size and
+// sample count (what the header declares: real sizes when negative), fmt, and a data chunk whose
+// 32-bit size is 0xFFFFFFFF.
+inline std::vector<uint8_t> MakeRf64(int channels, int rate, int bits, const std::vector<uint8_t>& data,
+                                     int64_t declared_data = -1, int64_t declared_frames = -1) {
+  const uint64_t data_size = declared_data < 0 ? data.size() : uint64_t(declared_data);
+  const uint64_t frames = declared_frames < 0 ? data.size() / uint64_t(channels * bits / 8) : uint64_t(declared_frames);
+  std::vector<uint8_t> b;
+  auto put = [&](uint64_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) b.push_back(uint8_t(v >> (8 * k)));
+  };
+  auto tag4 = [&](const char* s) { b.insert(b.end(), s, s + 4); };
+  tag4("RF64");
+  put(0xFFFFFFFFu, 4);
+  tag4("WAVE");
+  tag4("ds64");
+  put(28, 4);
+  put(4 + 36 + 24 + 8 + data_size, 8);  // RIFF size
+  put(data_size, 8);
+  put(frames, 8);
+  put(0, 4);  // no table
+  tag4("fmt ");
+  put(16, 4);
+  put(1, 2);
+  put(uint32_t(channels), 2);
+  put(uint32_t(rate), 4);
+  put(uint32_t(rate * channels * bits / 8), 4);
+  put(uint32_t(channels * bits / 8), 2);
+  put(uint32_t(bits), 2);
+  tag4("data");
+  put(0xFFFFFFFFu, 4);
+  b.insert(b.end(), data.begin(), data.end());
+  return b;
+}
+
 // `frames` frames of int16 PCM: channel c is a sine of freq * (c + 1) Hz at amplitude amp.
 inline std::vector<int16_t> TonePcm16(int64_t frames, int channels, double rate, double freq, double amp = 0.5) {
   std::vector<int16_t> v;

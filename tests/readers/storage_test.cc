@@ -3,6 +3,7 @@
 // servers (SeaweedFS, http.server) in python/tests/test_object_storage.py.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -150,6 +151,89 @@ TEST(StorageRetry, EnvironmentOverrides) {
   unsetenv("SLUICE_STORAGE_TIMEOUT");
 }
 
+// The standard AWS configuration, in order: the shared config file's profile, AWS's variables, then
+// Sluice's SLUICE_STORAGE_* overrides; the defaults are the AWS SDK for C++'s.
+TEST(StorageRetry, AwsConfigurationAndItsOverrides) {
+  const char* vars[] = {"AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_MAX_ATTEMPTS", "AWS_RETRY_MODE", "AWS_CA_BUNDLE",
+                        "SLUICE_STORAGE_ATTEMPTS", "SLUICE_STORAGE_CONNECT_TIMEOUT", "SLUICE_STORAGE_STALL_TIMEOUT",
+                        "SLUICE_STORAGE_CA_BUNDLE"};
+  for (const char* v : vars) unsetenv(v);
+  const std::string config = ::testing::TempDir() + "/sluice_aws_retry_config";
+  setenv("AWS_CONFIG_FILE", config.c_str(), 1);
+  auto write = [&](const char* text) {
+    FILE* f = std::fopen(config.c_str(), "w");
+    std::fputs(text, f);
+    std::fclose(f);
+  };
+  std::remove(config.c_str());
+  StorageOptions o = StorageOptionsFromEnv();
+  EXPECT_EQ(o.attempts, 3);
+  EXPECT_EQ(o.attempts_from, "the default of retry mode standard");
+  EXPECT_DOUBLE_EQ(o.connect_timeout_s, 1);
+  EXPECT_DOUBLE_EQ(o.stall_timeout_s, 3);
+  EXPECT_TRUE(o.ca_bundle.empty());
+
+  write("[default]\nmax_attempts = 4\nconnect_timeout = 0.5\nread_timeout = 2.2\nca_bundle = /ca/file.pem\n\n"
+        "[profile other]\nretry_mode = legacy\n");
+  o = StorageOptionsFromEnv();
+  EXPECT_EQ(o.attempts, 4);
+  EXPECT_EQ(o.attempts_from, "max_attempts in " + config);
+  EXPECT_DOUBLE_EQ(o.connect_timeout_s, 0.5);
+  EXPECT_DOUBLE_EQ(o.stall_timeout_s, 3);  // libcurl's low-speed time: whole seconds, rounded up
+  EXPECT_EQ(o.ca_bundle, "/ca/file.pem");
+  setenv("AWS_PROFILE", "other", 1);
+  o = StorageOptionsFromEnv();
+  EXPECT_EQ(o.attempts, 5);
+  EXPECT_EQ(o.retry_mode, "legacy");
+  EXPECT_TRUE(o.ca_bundle.empty());
+  setenv("AWS_RETRY_MODE", "adaptive", 1);
+  EXPECT_EQ(StorageOptionsFromEnv().attempts, 3);
+  unsetenv("AWS_PROFILE");
+  unsetenv("AWS_RETRY_MODE");
+
+  setenv("AWS_MAX_ATTEMPTS", "7", 1);
+  setenv("AWS_CA_BUNDLE", "/env/ca.pem", 1);
+  o = StorageOptionsFromEnv();
+  EXPECT_EQ(o.attempts, 7);
+  EXPECT_EQ(o.attempts_from, "AWS_MAX_ATTEMPTS");
+  EXPECT_EQ(o.ca_bundle, "/env/ca.pem");
+  setenv("SLUICE_STORAGE_ATTEMPTS", "2", 1);
+  setenv("SLUICE_STORAGE_CONNECT_TIMEOUT", "4", 1);
+  setenv("SLUICE_STORAGE_STALL_TIMEOUT", "6", 1);
+  setenv("SLUICE_STORAGE_CA_BUNDLE", "/sluice/ca.pem", 1);
+  o = StorageOptionsFromEnv();
+  EXPECT_EQ(o.attempts, 2);
+  EXPECT_EQ(o.attempts_from, "SLUICE_STORAGE_ATTEMPTS");
+  EXPECT_DOUBLE_EQ(o.connect_timeout_s, 4);
+  EXPECT_DOUBLE_EQ(o.stall_timeout_s, 6);
+  EXPECT_EQ(o.ca_bundle, "/sluice/ca.pem");
+  for (const char* v : {"SLUICE_STORAGE_ATTEMPTS", "SLUICE_STORAGE_CONNECT_TIMEOUT", "SLUICE_STORAGE_STALL_TIMEOUT",
+                        "SLUICE_STORAGE_CA_BUNDLE"})
+    unsetenv(v);
+
+  auto error_of = [] {
+    try {
+      StorageOptionsFromEnv();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const char* bad : {"0", "2.5", "1e10", "three"}) {
+    setenv("AWS_MAX_ATTEMPTS", bad, 1);
+    EXPECT_NE(error_of().find(std::string("AWS_MAX_ATTEMPTS='") + bad + "'"), std::string::npos) << bad;
+  }
+  unsetenv("AWS_MAX_ATTEMPTS");
+  setenv("AWS_RETRY_MODE", "fast", 1);
+  EXPECT_NE(error_of().find("AWS_RETRY_MODE='fast' is not standard, legacy or adaptive"), std::string::npos);
+  unsetenv("AWS_RETRY_MODE");
+  write("[default]\nread_timeout = soon\n");
+  EXPECT_NE(error_of().find("read_timeout of profile 'default' in " + config + "='soon'"), std::string::npos)
+      << error_of();
+  for (const char* v : vars) unsetenv(v);
+  std::remove(config.c_str());
+}
+
 TEST(AwsConfig, EnvironmentAndProfiles) {
   const std::string dir = ::testing::TempDir();
   const std::string creds = dir + "/sluice_aws_credentials";
@@ -190,7 +274,21 @@ TEST(AwsConfig, EnvironmentAndProfiles) {
     FAIL() << "a missing profile must throw";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).find("s2"), std::string::npos);  // no secret in the message
+    EXPECT_NE(std::string(e.what()).find("AWS profile 'missing' is in neither " + creds), std::string::npos) << e.what();
   }
+  // A profile of the config file alone (its keys there, or none: anonymous) is found there.
+  const std::string config = dir + "/sluice_aws_config_profiles";
+  f = std::fopen(config.c_str(), "w");
+  std::fputs("[profile missing]\nregion = ap-south-1\naws_access_key_id = AKCONFIG\naws_secret_access_key = s3\n\n"
+             "[profile bare]\nread_timeout = 1\n", f);
+  std::fclose(f);
+  setenv("AWS_CONFIG_FILE", config.c_str(), 1);
+  unsetenv("AWS_REGION");
+  c = LoadAwsConfig();
+  EXPECT_EQ(c.key.access_key, "AKCONFIG");
+  EXPECT_EQ(c.key.region, "ap-south-1");
+  setenv("AWS_PROFILE", "bare", 1);
+  EXPECT_TRUE(LoadAwsConfig().key.access_key.empty());
   for (const char* v : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_ENDPOINT_URL", "AWS_PROFILE",
                         "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"})
     unsetenv(v);

@@ -92,6 +92,55 @@ void CheckWavDataChunk(std::span<const uint8_t> b) {
   }
 }
 
+uint64_t ReadLE64(const uint8_t* p) { return ReadLE32(p) | (uint64_t{ReadLE32(p + 4)} << 32); }
+
+// An RF64 (or BW64) stream keeps its sizes in the ds64 chunk: the data chunk's size field is
+// 0xFFFFFFFF and the real one is ds64's 64-bit dataSize; ds64 also declares the sample count.
+// libsndfile quietly clamps a dataSize past the input's end (2^41 bytes declared, 2 KB there: it
+// decodes the 2 KB), so a truncated or absurd header would pass as a short stream. Refused here,
+// before anything is sized from it: a dataSize larger than the bytes after the data chunk's header,
+// and a sample count (frames) that the data cannot hold or that exceeds max_samples.
+// `pcm`: one frame per block_align bytes (integer or float PCM, A-law, mu-law), so the data's frames
+// are known from its size.
+void CheckRf64Sizes(std::span<const uint8_t> b, int channels, int64_t max_samples, bool pcm) {
+  if (b.size() < 12 || (std::memcmp(b.data(), "RF64", 4) != 0 && std::memcmp(b.data(), "BW64", 4) != 0) ||
+      std::memcmp(b.data() + 8, "WAVE", 4) != 0)
+    return;
+  if (b.size() < 12 + 8 + 24 || std::memcmp(b.data() + 12, "ds64", 4) != 0 || ReadLE32(b.data() + 16) < 24)
+    throw Error("RF64 stream without a ds64 chunk first (its sizes are unknown)");
+  const uint64_t data_size = ReadLE64(b.data() + 28), sample_count = ReadLE64(b.data() + 36);
+  // The data chunk: where it starts, hence how many bytes the input holds for it.
+  size_t pos = 12;
+  uint64_t have = 0, block_align = 0;
+  bool found = false;
+  while (pos + 8 <= b.size()) {
+    const uint32_t size = ReadLE32(b.data() + pos + 4);
+    if (std::memcmp(b.data() + pos, "fmt ", 4) == 0 && size >= 14 && pos + 8 + 14 <= b.size())
+      block_align = b[pos + 8 + 12] | (b[pos + 8 + 13] << 8);
+    if (std::memcmp(b.data() + pos, "data", 4) == 0) {
+      have = b.size() - (pos + 8);
+      found = true;
+      break;
+    }
+    const uint64_t next = pos + 8 + uint64_t{size} + (size & 1);
+    if (next > b.size()) break;
+    pos = static_cast<size_t>(next);
+  }
+  if (!found) return;  // libsndfile refuses a stream without a data chunk itself
+  if (data_size > have)
+    throw Error("truncated or corrupt RF64 stream: its ds64 chunk declares " + std::to_string(data_size) +
+                " data bytes, the input holds " + std::to_string(have) + "; refused before decoding");
+  if (sample_count == 0) return;  // not given (writers that leave it zero)
+  if (channels > 0 && sample_count > static_cast<uint64_t>(max_samples / channels))
+    throw Error("RF64 stream: its ds64 chunk declares " + std::to_string(sample_count) + " frames of " +
+                std::to_string(channels) + " channels, more than max_samples (" + std::to_string(max_samples) +
+                " samples); refused before decoding");
+  if (pcm && block_align > 0 && sample_count > data_size / block_align)
+    throw Error("corrupt RF64 stream: its ds64 chunk declares " + std::to_string(sample_count) + " frames, its " +
+                std::to_string(data_size) + " data bytes hold " + std::to_string(data_size / block_align) +
+                "; refused before decoding");
+}
+
 void ReadFrames(SNDFILE* f, int64_t frames, DType type, void* out, sf_count_t* got) {
   switch (type) {
     case DType::kInt16: *got = sf_readf_short(f, static_cast<short*>(out), frames); return;
@@ -145,6 +194,12 @@ AudioInfo PeekAudio(std::span<const uint8_t> bytes, int64_t max_samples) {
   info.frames = sf.frames;
   const int container = sf.format & SF_FORMAT_TYPEMASK;
   if (container == SF_FORMAT_WAV || container == SF_FORMAT_WAVEX) CheckWavDataChunk(bytes);
+  if (container == SF_FORMAT_RF64) {
+    const bool pcm = subtype == SF_FORMAT_PCM_S8 || subtype == SF_FORMAT_PCM_U8 || subtype == SF_FORMAT_PCM_16 ||
+                     subtype == SF_FORMAT_PCM_24 || subtype == SF_FORMAT_PCM_32 || subtype == SF_FORMAT_FLOAT ||
+                     subtype == SF_FORMAT_DOUBLE || subtype == SF_FORMAT_ULAW || subtype == SF_FORMAT_ALAW;
+    CheckRf64Sizes(bytes, sf.channels, max_samples, pcm);
+  }
   return info;
 }
 

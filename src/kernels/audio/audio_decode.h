@@ -20,7 +20,9 @@
 // empty input, bytes libsndfile does not recognise or a codec it does not implement, a stream of
 // unknown length (a truncated Ogg stream has no final page), no samples, more samples than
 // max_samples (refused from the header, before anything is allocated), a WAV data chunk cut short,
-// and a stream that decodes to fewer frames than its header declares (truncated or corrupt).
+// an RF64 stream whose ds64 chunk declares more data bytes than the input holds or more frames than
+// its data holds or than max_samples (libsndfile would clamp them silently), and a stream that
+// decodes to fewer frames than its header declares (truncated or corrupt).
 //
 // Thread-safety: reentrant; every call opens its own libsndfile handle. No allocation beyond
 // libsndfile's own and, for float PCM decoded to integers, one 16 KiB buffer.

@@ -34,6 +34,7 @@ namespace sluice::kernels {
   X(av_malloc)                   \
   X(av_free)                     \
   X(av_get_pix_fmt_name)         \
+  X(av_dict_get)                 \
   X(avutil_version)
 #define SLUICE_AVCODEC_SYMBOLS(X)  \
   X(avcodec_find_decoder)          \

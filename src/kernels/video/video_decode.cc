@@ -1,6 +1,8 @@
 #include "kernels/video/video_decode.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <sluice/error.h>
@@ -202,14 +204,26 @@ void VideoDecoder::BuildIndex() {
     idx->fps = static_cast<double>(st->avg_frame_rate.num) / st->avg_frame_rate.den;
   bool have_ts = true;
   int64_t count = 0, packets = 0;  // frames; every packet of the stream (discarded ones too)
+  int64_t end_ts = AV_NOPTS_VALUE;  // where the frames read end: the largest pts + duration
   for (;;) {
     const int rc = ff.av_read_frame(fmt_, packet_);
     if (rc == AVERROR_EOF) break;
     if (rc < 0)
-      throw Error("the file is truncated or corrupt: reading stopped after frame " + std::to_string(count) + ": " +
+      throw Error("the file is truncated or corrupt: reading stopped after frame " + std::to_string(count - 1) + ": " +
                   AvErrorText(rc));
     if (packet_->stream_index == stream_) ++packets;
     if (packet_->stream_index == stream_ && packet_->size > 0 && !(packet_->flags & AV_PKT_FLAG_DISCARD)) {
+      // A demuxer marks a packet it could read only part of (an MP4 sample past the end of a cut
+      // file) as corrupt.
+      if (packet_->flags & AV_PKT_FLAG_CORRUPT) {
+        ff.av_packet_unref(packet_);
+        throw Error("the file is truncated or corrupt: the packet of frame " + std::to_string(count) +
+                    " is incomplete or damaged (the demuxer flags it corrupt)");
+      }
+      if (packet_->pts != AV_NOPTS_VALUE) {
+        const int64_t e = packet_->pts + std::max<int64_t>(packet_->duration, 0);
+        if (end_ts == AV_NOPTS_VALUE || e > end_ts) end_ts = e;
+      }
       if (packet_->pts == AV_NOPTS_VALUE) have_ts = false;
       else idx->pts.push_back(packet_->pts);
       if (packet_->flags & AV_PKT_FLAG_KEY) {
@@ -223,10 +237,11 @@ void VideoDecoder::BuildIndex() {
     ff.av_packet_unref(packet_);
   }
   idx->frames = count;
+  if (fmt_->pb && fmt_->pb->error < 0 && fmt_->pb->error != AVERROR_EOF)
+    throw Error("the file is truncated or corrupt: reading failed after frame " + std::to_string(count - 1) + ": " +
+                AvErrorText(fmt_->pb->error));
   if (count == 0) throw Error("the video stream holds no frames");
-  if (st->nb_frames > packets)
-    throw Error("the file is truncated: the container declares " + std::to_string(st->nb_frames) + " frames, " +
-                std::to_string(packets) + " could be read");
+  CheckNotTruncated(*idx, packets, end_ts);
   std::sort(idx->pts.begin(), idx->pts.end());
   if (have_ts && std::adjacent_find(idx->pts.begin(), idx->pts.end()) != idx->pts.end()) have_ts = false;
   if (have_ts && !std::is_sorted(idx->key_dts.begin(), idx->key_dts.end())) have_ts = false;
@@ -237,6 +252,66 @@ void VideoDecoder::BuildIndex() {
     idx->key_pts.clear();
   }
   index_ = std::move(idx);
+}
+
+// A demuxer reads a cut file to its cut and reports a clean end of file: Matroska and WebM resync
+// past a cluster cut short, MP4 with its index at the start stops at the last whole sample. What
+// the container declares about the stream tells the truncation: its frame count (MP4, AVI: the
+// stream header; Matroska: mkvmerge's NUMBER_OF_FRAMES tag) against the packets read, and its
+// duration (the stream header; Matroska's per-track DURATION tag, which FFmpeg and mkvmerge write;
+// else, for a file with no other stream, the container's duration) against where the frames read
+// end. Durations estimated by FFmpeg from the bit rate are not declarations and are not used. The
+// tolerance, three frame periods and at least 0.1 s, absorbs a last frame whose duration the
+// container does not store.
+void VideoDecoder::CheckNotTruncated(const VideoIndex& idx, int64_t packets, int64_t end_ts) const {
+  const FfmpegLibrary& ff = Ffmpeg();
+  const AVStream* st = fmt_->streams[stream_];
+  const int64_t last = idx.frames - 1;
+  int64_t declared_frames = st->nb_frames;
+  std::string frames_from = "the container";
+  if (const AVDictionaryEntry* e = ff.av_dict_get(st->metadata, "NUMBER_OF_FRAMES", nullptr, 0)) {
+    char* endp = nullptr;
+    const long long n = std::strtoll(e->value, &endp, 10);
+    if (endp != e->value && *endp == '\0' && n > declared_frames) {
+      declared_frames = n;
+      frames_from = "its NUMBER_OF_FRAMES tag";
+    }
+  }
+  if (declared_frames > packets)
+    throw Error("the file is truncated: " + frames_from + " declares " + std::to_string(declared_frames) +
+                " frames, " + std::to_string(packets) + " could be read (the last read: frame " + std::to_string(last) +
+                ")");
+  if (end_ts == AV_NOPTS_VALUE || idx.tb_den == 0) return;
+  const bool estimated = fmt_->duration_estimation_method == AVFMT_DURATION_FROM_BITRATE;
+  double declared = -1;
+  std::string from;
+  if (st->duration > 0 && st->duration != AV_NOPTS_VALUE && !estimated) {
+    declared = static_cast<double>(st->duration) * av_q2d(st->time_base);
+    from = "the stream's header";
+  } else if (const AVDictionaryEntry* e = ff.av_dict_get(st->metadata, "DURATION", nullptr, 0)) {
+    int h = 0, m = 0;
+    double sec = 0;
+    if (std::sscanf(e->value, "%d:%d:%lf", &h, &m, &sec) == 3 && h >= 0 && m >= 0 && sec >= 0) {
+      declared = h * 3600.0 + m * 60.0 + sec;
+      from = "its DURATION tag";
+    }
+  } else if (fmt_->nb_streams == 1 && fmt_->duration > 0 && fmt_->duration != AV_NOPTS_VALUE && !estimated) {
+    declared = static_cast<double>(fmt_->duration) / AV_TIME_BASE;
+    from = "the container";
+  }
+  if (declared <= 0) return;
+  const double tb = av_q2d(st->time_base);
+  const double end = static_cast<double>(end_ts) * tb;
+  double start = 0;
+  if (!idx.pts.empty()) start = static_cast<double>(*std::min_element(idx.pts.begin(), idx.pts.end())) * tb;
+  const double period = idx.fps > 0 ? 1.0 / idx.fps : idx.frames > 1 ? (end - start) / static_cast<double>(idx.frames) : 0.5;
+  const double tolerance = std::max(3 * period, 0.1);
+  if (end + tolerance < declared) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg, "the file is truncated: its video frames end at %.3f s (frame %lld, the last read), "
+                  "%s declares %.3f s", end, static_cast<long long>(last), from.c_str(), declared);
+    throw Error(msg);
+  }
 }
 
 int64_t VideoDecoder::FrameOfPts(int64_t pts) const {

@@ -22,8 +22,10 @@
 //
 // Errors (sluice::Error; the caller adds the operator and the source): FFmpeg missing, input FFmpeg
 // cannot demux (truncated, no moov atom, unknown container), no video stream, a codec this FFmpeg
-// cannot decode, a frame size over max_pixels, zero frames, fewer frames than the container
-// declares (truncated file), a packet that cannot be read or decoded (naming the frame number), a
+// cannot decode, a frame size over max_pixels, zero frames, a truncated file (fewer frames than the
+// container declares, frames ending before the duration it declares -- a WebM/MKV cut mid-cluster
+// demuxes to a clean end of file --, a packet the demuxer flags corrupt, a read error: each naming
+// the last frame read), a packet that cannot be read or decoded (naming the frame number), a
 // requested frame the decoder flags as corrupt (it concealed damaged data: AV_FRAME_FLAG_CORRUPT or
 // decode_error_flags), and a requested frame that does not come out of the decoder.
 //
@@ -130,6 +132,9 @@ class VideoDecoder {
   void Open();
   void Close();
   void BuildIndex();
+  // Throws naming the last frame read when the container declares more frames or a longer
+  // duration than the index pass read (a cut file that demuxes to a clean end).
+  void CheckNotTruncated(const VideoIndex& idx, int64_t packets, int64_t end_ts) const;
   // One decoding pass starting at keyframe `key` (-1: the start of the stream); returns false
   // when the demuxer landed after that keyframe (nothing decoded).
   bool DecodePass(int64_t key, std::span<const int64_t> frames, VideoColor color,

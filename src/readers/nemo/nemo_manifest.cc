@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <simdjson.h>
@@ -18,6 +19,12 @@ bool IsBlank(const char* p, size_t n) {
   for (size_t k = 0; k < n; ++k)
     if (p[k] != ' ' && p[k] != '\t' && p[k] != '\r' && p[k] != '\f' && p[k] != '\v') return false;
   return true;
+}
+
+std::string Seconds(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g s", v);
+  return b;
 }
 
 [[noreturn]] void LineError(const std::string& manifest, int64_t line, const std::string& why) {
@@ -66,9 +73,12 @@ std::vector<NemoManifestEntry> ParsePadded(const simdjson::padded_string& padded
     if (path.get_string().get(path_text) != simdjson::SUCCESS)
       LineError(manifest, line, "\"audio_filepath\" is not a string");
     if (path_text.empty()) LineError(manifest, line, "\"audio_filepath\" is empty");
-    NumberField(obj, "duration", &entry.duration, manifest, line);
+    // DALI reads a negative duration as "to the end of the stream" (ProcessOffsetAndLength): a
+    // manifest writing one is broken, and is refused here as a negative offset is.
+    if (NumberField(obj, "duration", &entry.duration, manifest, line) && !(entry.duration >= 0))
+      LineError(manifest, line, "\"duration\" is negative (" + Seconds(entry.duration) + ")");
     if (NumberField(obj, "offset", &entry.offset, manifest, line) && !(entry.offset >= 0))
-      LineError(manifest, line, "\"offset\" is negative");
+      LineError(manifest, line, "\"offset\" is negative (" + Seconds(entry.offset) + ")");
     simdjson::dom::element text;
     if (obj["text"].get(text) == simdjson::SUCCESS) {
       std::string_view t;

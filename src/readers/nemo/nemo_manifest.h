@@ -22,7 +22,7 @@ namespace sluice {
 
 struct NemoManifestEntry {
   std::string audio_filepath;  // as the manifest writes it (see ResolveNemoAudioPath)
-  double duration = -1;        // seconds; -1: not given (the whole stream)
+  double duration = -1;        // seconds, >= 0; -1: not given (the whole stream)
   double offset = 0;           // seconds
   std::string text;            // empty when not given or when the text is not read
   int64_t line = 0;            // 1-based line of the manifest
@@ -38,8 +38,8 @@ struct NemoManifestFilter {
 // and '\r' before '\n' are allowed. Entries outside [min_duration, max_duration] are dropped, as
 // DALI does (by the manifest's duration). Throws sluice::Error naming `manifest_name` and the line
 // for a line that is not a JSON object (or not valid UTF-8), whose audio_filepath is missing, not a
-// string or empty, whose duration or offset is not a number (or negative: offset), or whose text
-// is not a string.
+// string or empty, whose duration or offset is not a number or is negative, or whose text is not a
+// string.
 std::vector<NemoManifestEntry> ParseNemoManifest(std::string_view text, const std::string& manifest_name,
                                                  const NemoManifestFilter& filter);
 

@@ -1,5 +1,7 @@
 #include "readers/storage/aws_config.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -59,17 +61,30 @@ AwsConfig LoadAwsConfig() {
   c.key.secret_key = Env("AWS_SECRET_ACCESS_KEY");
   c.key.session_token = Env("AWS_SESSION_TOKEN");
   if (c.key.access_key.empty()) {
+    // The credentials file's [NAME], else the config file's [profile NAME] ([default]): the AWS CLI
+    // and SDKs read keys from either, and a profile may live in the config file alone (its retry
+    // and timeout settings, retry.h). A profile named by AWS_PROFILE and in neither is an error.
     const std::string path = HomeFile("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials");
+    const std::string config = HomeFile("AWS_CONFIG_FILE", ".aws/config");
+    std::map<std::string, std::string> keys;
+    bool found = false;
     if (!path.empty()) {
       auto ini = ReadIni(path);
-      auto it = ini.find(profile);
-      if (it != ini.end()) {
-        c.key.access_key = it->second["aws_access_key_id"];
-        c.key.secret_key = it->second["aws_secret_access_key"];
-        c.key.session_token = it->second["aws_session_token"];
-      } else if (!Env("AWS_PROFILE").empty()) {
-        throw Error("AWS profile '" + profile + "' is not in " + path);
-      }
+      if (auto it = ini.find(profile); it != ini.end()) keys = std::move(it->second), found = true;
+    }
+    if (!found && !config.empty()) {
+      auto ini = ReadIni(config);
+      auto it = ini.find(profile == "default" ? "default" : "profile " + profile);
+      if (it == ini.end() && profile == "default") it = ini.find("profile default");
+      if (it != ini.end()) keys = std::move(it->second), found = true;
+    }
+    if (found) {
+      c.key.access_key = keys["aws_access_key_id"];
+      c.key.secret_key = keys["aws_secret_access_key"];
+      c.key.session_token = keys["aws_session_token"];
+    } else if (!Env("AWS_PROFILE").empty() && !(path.empty() && config.empty())) {
+      throw Error("AWS profile '" + profile + "' is in neither " + (path.empty() ? "(no credentials file)" : path) +
+                  " nor " + (config.empty() ? "(no config file)" : config));
     }
   }
   if (!c.key.access_key.empty() && c.key.secret_key.empty())
@@ -102,6 +117,43 @@ AwsConfig LoadAwsConfig() {
     throw Error("SLUICE_S3_ADDRESSING must be 'path' or 'virtual', got '" + style + "'");
   }
   return c;
+}
+
+AwsProfileSettings LoadAwsProfileSettings() {
+  AwsProfileSettings out;
+  out.profile = Env("AWS_PROFILE");
+  if (out.profile.empty()) out.profile = "default";
+  out.file = HomeFile("AWS_CONFIG_FILE", ".aws/config");
+  if (out.file.empty()) return out;
+  auto ini = ReadIni(out.file);
+  auto it = ini.find(out.profile == "default" ? "default" : "profile " + out.profile);
+  if (it == ini.end() && out.profile == "default") it = ini.find("profile default");
+  if (it != ini.end()) out.values = std::move(it->second);
+  return out;
+}
+
+AwsProfileSettings SharedAwsProfileSettings() {
+  std::string key;
+  for (const char* v : {"AWS_PROFILE", "AWS_CONFIG_FILE", "HOME"}) {
+    const char* value = std::getenv(v);
+    key.append(v).append(value ? "=" : "!").append(value ? value : "").push_back('\0');
+  }
+  const std::string file = HomeFile("AWS_CONFIG_FILE", ".aws/config");
+  struct stat st;
+  if (!file.empty() && ::stat(file.c_str(), &st) == 0)
+    key += std::to_string(st.st_size) + "/" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  static std::mutex mu;
+  static std::string cached_key;
+  static std::shared_ptr<const AwsProfileSettings> cached;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (cached && key == cached_key) return *cached;
+  }
+  auto settings = std::make_shared<const AwsProfileSettings>(LoadAwsProfileSettings());
+  std::lock_guard<std::mutex> lock(mu);
+  cached_key = std::move(key);
+  cached = settings;
+  return *settings;
 }
 
 std::shared_ptr<const AwsConfig> SharedAwsConfig() {

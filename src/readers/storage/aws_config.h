@@ -8,7 +8,10 @@
 //   https://storage.googleapis.com with HMAC keys), else https://s3.<region>.amazonaws.com.
 //   SLUICE_S3_ADDRESSING = "path" | "virtual": path-style (endpoint/bucket/key) is the default with
 //   a custom endpoint, virtual-hosted (bucket.endpoint/key) with AWS's.
+// The same profile's retry and timeout settings (max_attempts, retry_mode, connect_timeout,
+// read_timeout, ca_bundle) are the storage options' (retry.h), through AwsProfileSettings.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,5 +34,19 @@ AwsConfig LoadAwsConfig();
 // files are read again only when one of them changes): readers.file fetches each file with its
 // own request object, and reading ~/.aws per file would cost more than the request. Thread-safe.
 std::shared_ptr<const AwsConfig> SharedAwsConfig();
+
+// The settings of the profile (AWS_PROFILE, default "default") in the shared config file
+// (AWS_CONFIG_FILE, else ~/.aws/config): its section's keys as written (max_attempts, retry_mode,
+// connect_timeout, read_timeout, ca_bundle, region, ...); none when the file or the section is not
+// there. The storage options (retry.h) read them.
+struct AwsProfileSettings {
+  std::string file;     // the config file's path (for messages)
+  std::string profile;  // the profile's name
+  std::map<std::string, std::string> values;
+};
+AwsProfileSettings LoadAwsProfileSettings();
+// The same, reused while the variables it reads and the file's size and modification time are
+// unchanged: every remote file opened asks. Thread-safe.
+AwsProfileSettings SharedAwsProfileSettings();
 
 }  // namespace sluice

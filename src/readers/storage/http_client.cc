@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -135,6 +136,27 @@ std::string Describe(const HttpResult& r) {
   return s;
 }
 
+std::string Seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g s", s);
+  return b;
+}
+
+// Which of the three limits ended a try, in words (libcurl says only "Timeout was reached").
+std::string TimeoutText(CURL* h, const HttpResult& r, const StorageOptions& opt) {
+  curl_off_t connect_us = 0, total_us = 0;
+  curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
+  curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
+  if (connect_us == 0) return "timeout: no connection within the connect timeout (" + Seconds(opt.connect_timeout_s) + ")";
+  if (static_cast<double>(total_us) >= opt.timeout_s * 1e6 * 0.99)
+    return "timeout: the try took longer than SLUICE_STORAGE_TIMEOUT (" + Seconds(opt.timeout_s) + ")";
+  if (r.status == 0)
+    return "timeout: the server accepted the connection but sent no answer within the read timeout (" +
+           Seconds(opt.stall_timeout_s) + ")";
+  return "timeout: the body stopped arriving for the read timeout (" + Seconds(opt.stall_timeout_s) + ", " +
+         std::to_string(r.received) + " bytes received)";
+}
+
 }  // namespace
 
 HttpResult HttpPerformOnce(const HttpRequest& req, const HttpBody& body, const StorageOptions& opt) {
@@ -175,6 +197,8 @@ HttpResult HttpPerformOnce(const HttpRequest& req, const HttpBody& body, const S
   result.status = status;
   if (t.overflow) {
     result.transport_error = "the server sent more bytes than asked for";
+  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+    result.transport_error = TimeoutText(h, result, opt);
   } else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.done_early)) {
     result.transport_error = curl_easy_strerror(rc);
   }
@@ -208,8 +232,12 @@ HttpResult HttpPerformWithRetries(const std::string& what, const StorageOptions&
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", elapsed);
+  // The tries allowed and where that number came from, when they were all used.
+  const std::string budget = attempt >= opt.attempts
+                                 ? " (max attempts " + std::to_string(opt.attempts) + ", from " + opt.attempts_from + ")"
+                                 : "";
   throw Error("cannot read " + what + ": " + Describe(last) + " after " + std::to_string(attempt) +
-              (attempt == 1 ? " attempt" : " attempts") + " in " + secs + " s");
+              (attempt == 1 ? " attempt" : " attempts") + " in " + secs + " s" + budget);
 }
 
 HttpCounters GetHttpCounters() {

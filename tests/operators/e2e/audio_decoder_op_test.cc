@@ -124,12 +124,14 @@ TEST(DecodersAudio, EveryBadInputIsAnErrorNamingTheOperatorTheSampleAndTheFile) 
       {"no_samples.wav", MakeWav(1, 1, 8000, 16, {})},
       {"codec.wav", MakeWav(0x1234, 1, 8000, 16, std::vector<uint8_t>(64))},
       {"huge.flac", huge},
+      {"huge_rf64.wav", testing::MakeRf64(2, 8000, 16, std::vector<uint8_t>(40), int64_t{1} << 41, int64_t{1} << 40)},
   };
   const std::map<std::string, std::string> reasons = {
       {"truncated.wav", "truncated WAV stream"},     {"truncated.flac", "truncated or corrupt stream"},
       {"truncated.ogg", "length is unknown"},         {"text.wav", "not an audio stream"},
       {"empty.wav", "empty input"},                   {"no_samples.wav", "no audio samples"},
       {"codec.wav", "not an audio stream"},           {"huge.flac", "more than max_samples"},
+      {"huge_rf64.wav", "ds64 chunk declares 2199023255552 data bytes, the input holds 40"},
   };
   for (const auto& [name, bytes] : cases) {
     WriteBinary(tmp / name, bytes);
