@@ -197,7 +197,6 @@ TEST(ColorKernels, Uint8MatrixIsDalisFloatFormulaOnEveryTarget) {
     hwy::SetSupportedTargetsForTest(0);
   }
 }
-}
 
 TEST(ColorKernels, NeutralTwistIsTheIdentityAndGreyIsKept) {
   const auto in = RandomPixels(300, 3);
