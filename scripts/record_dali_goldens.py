@@ -16,7 +16,8 @@ first and mix another NumPy/cffi into DALI's), e.g.
         --extra-path .venv/lib/python3.11/site-packages --extra-path /usr/lib/python3/dist-packages
 
 Writes python/tests/dali_goldens/<family>.npz: the inputs ("input/<i>"), and each case's outputs
-("<case>/<output>/<sample>"), plus "dali_version".
+("<case>/<output>/<sample>"), plus "dali_version". The `names` family writes dali_goldens/ops_names.tsv
+instead: every DALI operator's fn and ops names.
 """
 import argparse
 import importlib.util
@@ -47,7 +48,7 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", choices=["audio", "image", "tensor", "detection", "plugins"])
+    ap.add_argument("family", choices=["audio", "image", "tensor", "detection", "plugins", "names"])
     ap.add_argument("--extra-path", action="append", default=[],
                     help="a directory appended to sys.path (where PyTorch and Numba are, for `plugins`)")
     args = ap.parse_args()
@@ -55,6 +56,9 @@ def main():
     import nvidia.dali
     from nvidia.dali import Pipeline, fn, types
 
+    if args.family == "names":
+        record_names(nvidia.dali)
+        return
     cases = load_cases(args.family)
     record = {"dali_version": np.array(nvidia.dali.__version__)}
     if args.family == "detection":
@@ -163,6 +167,28 @@ def record_plugins(cases, record, fn, types, Pipeline):
     for name, build in cases.CASES.items():
         record_outputs(record, name, run_case(fn, types, Pipeline, lambda f, t, x: build(f, t, plugins, x),
                                               pixels, "HWC"))
+
+
+def record_names(dali):
+    """dali_goldens/ops_names.tsv: every operator DALI registers (CPU, GPU or mixed), as its fn name,
+    its ops class name (module path included) and whether it is deprecated, from DALI's schemas
+    (test_ops_class_names.py compares sluice.fn and sluice.ops with it)."""
+    from nvidia.dali import backend as b
+    from nvidia.dali.ops._names import _op_name
+
+    schemas = sorted(set(b.RegisteredCPUOps()) | set(b.RegisteredGPUOps()) | set(b.RegisteredMixedOps()))
+    rows = []
+    for s in schemas:
+        if s.startswith("_"):
+            continue
+        backends = "".join(k for k, reg in (("c", b.RegisteredCPUOps()), ("g", b.RegisteredGPUOps()),
+                                            ("m", b.RegisteredMixedOps())) if s in reg)
+        rows.append(f"{_op_name(s, 'fn')}\t{_op_name(s, 'ops')}\t{int(b.GetSchema(s).IsDeprecated())}\t{backends}")
+    path = os.path.join(GOLDENS, "ops_names.tsv")
+    with open(path, "w") as f:
+        f.write(f"# fn name, ops class name, deprecated, backends (c: CPU, g: GPU, m: mixed); DALI {dali.__version__}\n")
+        f.write("\n".join(rows) + "\n")
+    print(f"wrote {path} ({len(rows)} operators) with DALI {dali.__version__}")
 
 
 def save(family, record, version):

@@ -114,6 +114,25 @@ def camel_case(snake):
     return "".join(p[:1].upper() + p[1:] for p in snake.split("_"))
 
 
+# The `ops` class names DALI spells otherwise than camel_case would (the last part of the name: DALI
+# derives fn names from its schema names, not the other way round). Taken from DALI 2.4's schemas
+# (nvidia.dali.ops._names._op_name(schema, "ops") for every registered operator), legacy names
+# included, and readers.TFRecord (a Python class in DALI over an internal schema);
+# python/tests/test_ops_class_names.py checks every DALI class name against sluice.ops.
+DALI_CLASS_NAMES = {
+    "bbox_paste": "BBoxPaste", "bbox_rotate": "BBoxRotate", "random_bbox_crop": "RandomBBoxCrop",
+    "roi_random_crop": "ROIRandomCrop", "random_object_bbox": "RandomObjectBBox", "rms": "RMS", "mfcc": "MFCC",
+    "coco": "COCO", "mxnet": "MXNet", "coco_reader": "COCOReader", "mxnet_reader": "MXNetReader",
+    "ssd_random_crop": "SSDRandomCrop", "tfrecord": "TFRecord", "tfrecord_reader": "TFRecordReader",
+}
+
+
+def ops_class_name(leaf):
+    """The `ops` class name of an operator's last name part, as DALI spells it ("bbox_paste" ->
+    "BBoxPaste", "image_random_crop" -> "ImageRandomCrop")."""
+    return DALI_CLASS_NAMES.get(leaf) or camel_case(leaf)
+
+
 def generate(root, schemas, python_overrides, make, leaf_name=lambda leaf: leaf):
     """Fills `root` (the fn or ops module) once: for each registered operator, `make(schema, name,
     module_name)` in the submodule its dotted name gives, or its entry in `python_overrides`

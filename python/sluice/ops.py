@@ -109,13 +109,6 @@ _PYTHON_CLASSES = {"readers.TFRecord": ("readers.tfrecord", TFRecord),
                    "TFRecordReader": ("readers.tfrecord", TFRecord)}
 
 
-# DALI's class names that camel case does not spell (registry name -> DALI's spelling): installed
-# as aliases of the generated class.
-_DALI_CLASS_NAMES = {"mfcc": "MFCC", "readers.coco": "COCO", "readers.mxnet": "MXNet"}
-# The same for legacy names (camel-cased legacy name -> DALI's spelling), at the top level.
-_DALI_LEGACY_CLASS_NAMES = {"CocoReader": "COCOReader", "MxnetReader": "MXNetReader"}
-
-
 def _make_class(schema, class_name, module_name):
     cls = type(class_name, (Operator,), {
         "schema_name": schema.name, "__doc__": schema.doc, "__module__": module_name,
@@ -136,25 +129,34 @@ def _init_with_signature(schema):
 
 def _generate(root):
     schemas = _all_schemas()
-    _ns.generate(root, schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.camel_case)
-    _ns.install_legacy_names(root, leaf_name=_ns.camel_case)
-    for registry_name, dali_name in _DALI_CLASS_NAMES.items():
-        path, leaf = _ns.split_name(registry_name)
-        generated = _ns.find(root, f"{path}.{_ns.camel_case(leaf)}" if path else _ns.camel_case(leaf))
-        if generated is not None:
-            setattr(_ns.submodule(root, path), dali_name, generated)
-    for camel, dali_name in _DALI_LEGACY_CLASS_NAMES.items():
-        if camel in vars(root):
-            setattr(root, dali_name, vars(root)[camel])
+    _ns.generate(root, schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.ops_class_name)
+    _ns.install_legacy_names(root, leaf_name=_ns.ops_class_name)
+    _install_camel_case_aliases(root, schemas)
     for dotted, (registry_name, cls) in _PYTHON_CLASSES.items():
         if registry_name in schemas:
             path, attr = _ns.split_name(dotted)
             setattr(_ns.submodule(root, path), attr, cls)
 
 
+def _install_camel_case_aliases(root, schemas):
+    """ops.BboxPaste for ops.BBoxPaste, ...: the camel-case spellings Sluice named its classes by before
+    it took DALI's (namespaces.DALI_CLASS_NAMES), kept as aliases of the same classes."""
+    names = dict((n, n) for n in schemas)
+    names.update(_ns.LEGACY_NAMES)
+    for alias, target in names.items():
+        path, leaf = _ns.split_name(alias)
+        if _ns.ops_class_name(leaf) == _ns.camel_case(leaf):
+            continue
+        t_path, t_leaf = _ns.split_name(target)
+        cls = _ns.find(root, f"{t_path}.{_ns.ops_class_name(t_leaf)}" if t_path else _ns.ops_class_name(t_leaf))
+        module = _ns.submodule(root, path)
+        if cls is not None and _ns.camel_case(leaf) not in vars(module):
+            setattr(module, _ns.camel_case(leaf), cls)
+
+
 def _add_operators(schemas):
     """Classes for operators registered after import (sluice.plugin_manager.load_library)."""
-    _ns.generate(_sys.modules[__name__], schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.camel_case)
+    _ns.generate(_sys.modules[__name__], schemas, _PYTHON_OVERRIDES, _make_class, leaf_name=_ns.ops_class_name)
 
 
 _generate(_sys.modules[__name__])

@@ -41,7 +41,7 @@ TOLERANCE = {
     "mfcc_dct_types_lifter": 5e-5, "nonsilent_region_variants": 0, "preemphasis_borders": 0,
     "power_spectrum_whole_signal": 2e-6, "power_spectrum_nfft_power1": 2e-6, "audio_resample_up": 2e-3,
     "audio_resample_scale_quality": 2e-3, "asr_chain": 1e-3, "to_decibels_of_powers": 1e-6,
-    "mel_of_powers_257": 1e-5, "mfcc_of_dbs": 0, "decode_int16": 0, "decode_float": 1e-6,
+    "mel_of_powers_257": 1e-5, "to_decibels_reference_1_tiny": 2e-6, "mfcc_of_dbs": 0, "decode_int16": 0, "decode_float": 1e-6,
     "decode_int16_downmix": 0, "decode_resampled_22050": 2e-3,
 }
 # (case, output, sample) that differ from DALI on purpose, checked by test_documented_differences.
@@ -92,7 +92,11 @@ def test_signal_case_matches_dali(name):
     print(name, compare(name, ours, golden(name, len(ours), len(SIGNALS))))
 
 
-@pytest.mark.parametrize("name", list(cases.ARRAY_CASES))
+# Cases whose outputs are checked by their own test below, not by `compare`.
+OWN_TEST = {"to_decibels_reference_1_of_pure_tones"}
+
+
+@pytest.mark.parametrize("name", [n for n in cases.ARRAY_CASES if n not in OWN_TEST])
 def test_array_case_matches_dali(name):
     kind, layout, build = cases.ARRAY_CASES[name]
     ours = run(build, ARRAYS[kind], layout)
@@ -116,3 +120,27 @@ def test_documented_differences():
     assert np.abs(theirs.astype(np.int32)).max() <= 1
     np.testing.assert_array_equal(ours_int, np.clip(np.rint(ours_float.astype(np.float64) * 32767), -32768, 32767))
     assert np.abs(ours_int.astype(np.int32)).max() > 10000
+
+
+def test_decibels_of_pure_tones_differ_only_under_the_transform_rounding_floor():
+    # to_decibels itself equals DALI's within float32 rounding at every magnitude (the case
+    # to_decibels_reference_1_tiny: 10^-45.8 .. 10^2, zeros, reference 1.0, cutoffs -80 .. -400 dB).
+    # What differs for a pure tone is its mel power where it is ~1e-7 of the peak or less: that is the
+    # float32 FFT's rounding noise, which two correct transforms do not share (DALI's 1.7 dB at
+    # -140 dB here). Above that floor the decibels agree within 0.01 dB (docs/dali-compatibility.md,
+    # to_decibels).
+    name = "to_decibels_reference_1_of_pure_tones"
+    kind, layout, build = cases.ARRAY_CASES[name]
+    ours = run(build, ARRAYS[kind], layout)
+    worst_floor = 0.0
+    for s in range(len(ARRAYS[kind])):
+        db, mel = ours[0][s], ours[1][s]
+        db_dali, mel_dali = GOLDEN[f"{name}/0/{s}"], GOLDEN[f"{name}/1/{s}"]
+        assert db.shape == db_dali.shape and db.dtype == db_dali.dtype
+        peak = float(mel_dali.max())
+        assert np.max(np.abs(mel.astype(np.float64) - mel_dali)) <= 1e-5 * peak  # the powers: normwise equal (as mel_slaney)
+        above = mel_dali > 1e-7 * peak
+        assert above.mean() > 0.2
+        assert np.max(np.abs(db[above].astype(np.float64) - db_dali[above])) <= 0.01
+        worst_floor = max(worst_floor, float(np.max(np.abs(db[~above].astype(np.float64) - db_dali[~above]))))
+    assert worst_floor > 0.1  # the difference the issue saw is there, and only under the floor

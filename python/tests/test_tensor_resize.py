@@ -117,8 +117,10 @@ D2x4 = np.array([[[[1, 2, 3, 4], [5, 6, 7, 8]]]], np.float32)
     (D2x2, dict(scales=[1, 1, 2, 3], interp_type=types.INTERP_NN),
      [[1, 1, 1, 2, 2, 2], [1, 1, 1, 2, 2, 2], [3, 3, 3, 4, 4, 4], [3, 3, 3, 4, 4, 4]]),
     (D2x4, dict(scales=[1, 1, 0.6, 0.6], interp_type=types.INTERP_NN), [[1, 3]]),
-    # DALI's sizes=[1, 1, 7, 8] nearest case is left out: its row 3 samples source (3 + 0.5) * 2 / 7 = 1.0
-    # exactly, where resize's nearest (Pillow's accumulated position) takes row 0 (docs/dali-compatibility.md).
+    # Row 3 samples source (3 + 0.5) * 2 / 7 = 1.0 exactly: DALI's float32 position takes row 1 (issue 40;
+    # Pillow's accumulated double took row 0).
+    (D2x2, dict(sizes=[1, 1, 7, 8], interp_type=types.INTERP_NN),
+     [[1, 1, 1, 1, 2, 2, 2, 2]] * 3 + [[3, 3, 3, 3, 4, 4, 4, 4]] * 4),
     (D2x2, dict(scales=[1, 1, 2, 2], antialias=False),
      [[1, 1.25, 1.75, 2], [1.5, 1.75, 2.25, 2.5], [2.5, 2.75, 3.25, 3.5], [3, 3.25, 3.75, 4]]),
     (D2x4, dict(scales=[1, 1, 0.6, 0.6], antialias=False), [[2.6666665, 4.3333331]]),

@@ -65,7 +65,9 @@ def test_unknown_argument_suggests_the_closest_even_with_an_unconvertible_value(
 
 def test_input_count_is_checked_at_the_call():
     with pytest.raises(sluice.ArgumentError, match="takes 0 input"):
-        fn.random.coin_flip(node())
+        fn.batch_permutation(node())
+    with pytest.raises(sluice.ArgumentError, match="takes 0 to 1 input"):
+        fn.random.coin_flip(node(), node())
     with pytest.raises(sluice.ArgumentError, match="takes 1 input"):
         fn.crop_mirror_normalize()
 

@@ -8,7 +8,7 @@ not at all (``SLUICE_ONLY``).
 import re
 
 from .. import _sluice
-from ..namespaces import LEGACY_NAMES, camel_case, split_name
+from ..namespaces import LEGACY_NAMES, ops_class_name, split_name
 
 # Registry names of operators DALI has no public operator for, and what they are.
 SLUICE_ONLY = {
@@ -41,7 +41,7 @@ def _legacy(name):
 def ops_spelling(name):
     """ "experimental.audio_resample" -> "experimental.AudioResample" (ops camel-cases the last part)."""
     path, leaf = split_name(name)
-    return f"{path}.{camel_case(leaf)}" if path else camel_case(leaf)
+    return f"{path}.{ops_class_name(leaf)}" if path else ops_class_name(leaf)
 
 
 def dali_names(name):
@@ -50,7 +50,7 @@ def dali_names(name):
     if name in SLUICE_ONLY or not is_public(name):
         return None
     path, leaf = split_name(name)
-    cls = f"{path}.{camel_case(leaf)}" if path else camel_case(leaf)
+    cls = f"{path}.{ops_class_name(leaf)}" if path else ops_class_name(leaf)
     legacy = [f"fn.{n}" for n in _legacy(name)] + [f"ops.{ops_spelling(n)}" for n in _legacy(name)]
     return f"nvidia.dali.fn.{name}", f"nvidia.dali.ops.{cls}", legacy
 

@@ -38,7 +38,14 @@ def arrays():
     shapes = [(257, 31), (257, 7), (129, 50), (257, 1)]
     powers = [(10.0 ** rng.uniform(-12, 2, s)).astype(np.float32) for s in shapes]
     dbs = [rng.uniform(-90, 20, (40, 20 + 7 * i)).astype(np.float32) for i in range(4)]
-    return {"powers": powers, "dbs": dbs}
+    # Magnitudes from the smallest subnormal float to 100, and zeros (to_decibels with reference=1.0).
+    tiny = [(10.0 ** np.linspace(-45.8, 2, 1500)).astype(np.float32), np.zeros(9, np.float32),
+            (10.0 ** rng.uniform(-44, -30, 300)).astype(np.float32), np.float32([1.0, 1e-20, 1e-10, 2.0])]
+    # Pure tones with no noise floor: their spectra reach the float32 transform's rounding (issue 40).
+    t = np.arange(8000) / RATE
+    tones = [(0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32),
+             (0.3 * np.sin(2 * np.pi * 1000 * t) + 0.1 * np.sin(2 * np.pi * 3000 * t)).astype(np.float32)]
+    return {"powers": powers, "dbs": dbs, "tiny": tiny, "tones": tones}
 
 
 def _asr_chain(fn, types, x):
@@ -101,6 +108,14 @@ ARRAY_CASES = {
         fn.mel_filter_bank(fn.slice(x, 0, 257, axes=[0], out_of_bounds_policy="pad"), sample_rate=RATE, nfilter=64),
         fn.mel_filter_bank(fn.slice(x, 0, 257, axes=[0], out_of_bounds_policy="pad"), sample_rate=22050, nfilter=40,
                            mel_formula="htk", normalize=False, freq_low=50, freq_high=8000)]),
+    "to_decibels_reference_1_tiny": ("tiny", None, lambda fn, types, x: [
+        fn.to_decibels(x, reference=1.0), fn.to_decibels(x, reference=1.0, multiplier=20.0),
+        fn.to_decibels(x, reference=1.0, cutoff_db=-400.0), fn.to_decibels(x, reference=1.0, cutoff_db=-80.0),
+        fn.to_decibels(x, reference=1.0, multiplier=math.log(10), cutoff_db=math.log(1e-20)), fn.to_decibels(x)]),
+    "to_decibels_reference_1_of_pure_tones": ("tones", None, lambda fn, types, x: [
+        fn.to_decibels(fn.mel_filter_bank(fn.spectrogram(x, nfft=512, window_length=400, window_step=160),
+                                          sample_rate=RATE), reference=1.0),
+        fn.mel_filter_bank(fn.spectrogram(x, nfft=512, window_length=400, window_step=160), sample_rate=RATE)]),
     "mfcc_of_dbs": ("dbs", "ft", lambda fn, types, x: [
         fn.mfcc(x), fn.mfcc(x, n_mfcc=13, dct_type=2, normalize=True, lifter=22.0),
         fn.mfcc(x, n_mfcc=13, dct_type=1), fn.mfcc(x, n_mfcc=10, dct_type=3, normalize=True),

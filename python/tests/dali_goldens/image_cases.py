@@ -14,6 +14,11 @@ IMAGE_FILES = ["photo_500x375.jpg", "progressive.jpg", "s420.jpg", "s422.jpg", "
                "rgb.png", "rgba.png", "gray.png", "palette.png", "rgb_lossless.webp", "rgb24.bmp", "rgb.ppm",
                "gray.pgm"]
 
+def mosaic(x):
+    """A Bayer mosaic from an RGB image: its green channel, cropped to even extents (DALI requires them)."""
+    return x[:28, :36, 1]
+
+
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
@@ -79,6 +84,53 @@ PIXEL_CASES = {
                                                                                  axes=[2]), axes=[2])],
     "lookup_table": lambda fn, types, x: [fn.lookup_table(x, keys=[0, 1, 2, 250], values=[9, 8, 7, 6],
                                                           default_value=5)],
+    # Issue 40: the image operators that differed from DALI, argument by argument.
+    **{f"debayer_{alg}_{by}{bx}": (lambda alg, by, bx: lambda fn, types, x: [
+        fn.experimental.debayer(mosaic(x), blue_position=[by, bx], algorithm=alg)])(alg, by, bx)
+       for alg in ("vng_ocv", "bilinear_ocv", "edgeaware_ocv") for by in (0, 1) for bx in (0, 1)},
+    "clahe_luma": lambda fn, types, x: [fn.clahe(x, tiles_x=4, tiles_y=4, clip_limit=2.0)],
+    "clahe_luma_default_tiles": lambda fn, types, x: [fn.clahe(x, tiles_x=8, tiles_y=8, clip_limit=40.0)],
+    "clahe_per_channel": lambda fn, types, x: [fn.clahe(x, tiles_x=4, tiles_y=3, clip_limit=2.0, luma_only=False)],
+    "clahe_gray": lambda fn, types, x: [fn.clahe(x[:, :, 1:2], tiles_x=4, tiles_y=3, clip_limit=3.0)],
+    "clahe_gray_small_clip": lambda fn, types, x: [fn.clahe(x[:, :, 0:1], tiles_x=3, tiles_y=5, clip_limit=1.0)],
+    "laplacian_u8": lambda fn, types, x: [fn.laplacian(x)],
+    "laplacian_float": lambda fn, types, x: [fn.laplacian(x, dtype=types.FLOAT)],
+    "laplacian_float_w5": lambda fn, types, x: [fn.laplacian(x, window_size=5, dtype=types.FLOAT)],
+    "laplacian_float_w7_s3": lambda fn, types, x: [fn.laplacian(x, window_size=[7, 5], smoothing_size=[3, 1],
+                                                                dtype=types.FLOAT)],
+    "laplacian_float_normalized": lambda fn, types, x: [fn.laplacian(x, window_size=9, normalized_kernel=True,
+                                                                     dtype=types.FLOAT)],
+    "laplacian_float_scale": lambda fn, types, x: [fn.laplacian(fn.cast(x, dtype=types.FLOAT), window_size=3,
+                                                                scale=[0.5, 2.0])],
+    "water_default": lambda fn, types, x: [fn.water(x)],
+    "water_linear": lambda fn, types, x: [fn.water(x, ampl_x=3.5, ampl_y=2.0, freq_x=0.3, freq_y=0.2, phase_x=0.5,
+                                                   phase_y=1.0, interp_type=types.INTERP_LINEAR, fill_value=9)],
+    "water_float": lambda fn, types, x: [fn.water(fn.cast(x, dtype=types.FLOAT), ampl_y=4.0, freq_y=0.5)],
+    "sphere": lambda fn, types, x: [fn.sphere(x)],
+    "tensor_resize_nearest_frac": lambda fn, types, x: [
+        fn.experimental.tensor_resize(x, scales=[0.7, 1.3, 1.0], interp_type=types.INTERP_NN)],
+    "tensor_resize_nearest_frac_axes": lambda fn, types, x: [
+        fn.experimental.tensor_resize(x, scales=[1.45, 0.55], axes=[0, 1], interp_type=types.INTERP_NN)],
+    "tensor_resize_nearest_sizes": lambda fn, types, x: [
+        fn.experimental.tensor_resize(x, sizes=[17, 23], axes=[0, 1], interp_type=types.INTERP_NN)],
+    "tensor_resize_linear_frac": lambda fn, types, x: [
+        fn.experimental.tensor_resize(x, scales=[0.7, 1.3], axes=[0, 1], interp_type=types.INTERP_LINEAR)],
+    "brightness_contrast_example_cpu": lambda fn, types, x: [
+        fn.brightness_contrast(x, brightness_shift=0.3, contrast=0.4, contrast_center=100)],
+    "brightness_contrast_example_gpu": lambda fn, types, x: [
+        fn.brightness_contrast(x, contrast=1.5, brightness_shift=1, brightness=-1)],
+    "brightness_contrast_float_out": lambda fn, types, x: [
+        fn.brightness_contrast(x, contrast=1.7, brightness=0.8, dtype=types.FLOAT)],
+    "contrast_only": lambda fn, types, x: [fn.contrast(x, contrast=2.2)],
+    "hsv_value": lambda fn, types, x: [fn.hsv(x, value=0.7)],
+    "hsv_saturation": lambda fn, types, x: [fn.hsv(x, saturation=1.9)],
+    "hsv_hue": lambda fn, types, x: [fn.hsv(x, hue=-123.5)],
+    "hsv_float": lambda fn, types, x: [fn.hsv(fn.cast(x, dtype=types.FLOAT), hue=30, saturation=0.5, value=1.1,
+                                              dtype=types.FLOAT)],
+    # DALI's hsv gives uint8 when dtype is not given, also for float input (its schema default);
+    # Sluice keeps the input type, as DALI's documentation says: test_hsv_default_dtype_differs_as_documented.
+    "hsv_float_default_dtype": lambda fn, types, x: [fn.hsv(fn.cast(x, dtype=types.FLOAT), hue=30, saturation=0.5,
+                                                            value=1.1)],
 }
 
 DECODER_CASES = {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <type_traits>
@@ -16,36 +17,38 @@
 namespace sluice::kernels {
 namespace {
 
-using Mat3 = std::array<std::array<double, 3>, 3>;
+using Mat3f = std::array<std::array<float, 3>, 3>;
 
-Mat3 Mul(const Mat3& a, const Mat3& b) {
-  Mat3 r{};
+// DALI's mat3 product in float32: each element the dot product of a row and a column, left to
+// right, every operation rounded on its own (volatile keeps the compiler from fusing them).
+Mat3f Mul(const Mat3f& a, const Mat3f& b) {
+  Mat3f r{};
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      for (int k = 0; k < 3; ++k) r[i][j] += a[i][k] * b[k][j];
+    for (int j = 0; j < 3; ++j) {
+      volatile float sum = a[i][0] * b[0][j];
+      sum = sum + a[i][1] * b[1][j];
+      sum = sum + a[i][2] * b[2][j];
+      r[i][j] = sum;
+    }
   return r;
 }
 
-Mat3 Inverse(const Mat3& a) {
-  const double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-                     a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-                     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-  Mat3 r;
-  r[0][0] = (a[1][1] * a[2][2] - a[1][2] * a[2][1]) / det;
-  r[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) / det;
-  r[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) / det;
-  r[1][0] = (a[1][2] * a[2][0] - a[1][0] * a[2][2]) / det;
-  r[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) / det;
-  r[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) / det;
-  r[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) / det;
-  r[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) / det;
-  r[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) / det;
-  return r;
+Mat3f Diagonal(float v) { return {{{v, 0, 0}, {0, v, 0}, {0, 0, v}}}; }
+
+float FromBits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
 }
 
-// DALI's RGB -> YIQ matrix (color_twist.h); its inverse is computed, as DALI's current code does
-// (older releases used a rounded, precomputed inverse).
-constexpr Mat3 kRgb2Yiq = {{{.299, .587, .114}, {.596, -.274, -.321}, {.211, -.523, .311}}};
+// DALI's RGB -> YIQ matrix (color_twist.h) and its inverse as DALI computes it (inverse(Rgb2Yiq) in
+// float32): the bits of DALI 2.4's matrix, recovered from its CPU operator's outputs for unit inputs
+// (they differ from the double-precision inverse, rounded, by an ulp in four elements, which moves
+// results by a level where a value is near .5).
+const Mat3f kRgb2Yiq = {{{.299f, .587f, .114f}, {.596f, -.274f, -.321f}, {.211f, -.523f, .311f}}};
+const Mat3f kYiq2Rgb = {{{FromBits(1065347585u), FromBits(1064624098u), FromBits(1058992331u)},
+                         {FromBits(1065346922u), FromBits(3196807055u), FromBits(3206922078u)},
+                         {FromBits(1065376807u), FromBits(3213733170u), FromBits(1071270587u)}}};
 
 template <typename T>
 inline float ToFloat(T v) {
@@ -53,10 +56,11 @@ inline float ToFloat(T v) {
   else return static_cast<float>(v);
 }
 
+// DALI's CPU ConvertSat: integers round to nearest with ties away from zero and saturate.
 template <typename Out>
 inline Out FromFloat(float v) {
   if constexpr (std::is_same_v<Out, float>) return v;
-  else return ConvertSaturate<Out>(v);
+  else return CastValue<Out>(v);
 }
 
 // Calls fn(In{}, Out{}) for the supported pairs.
@@ -108,27 +112,42 @@ double ColorHalfRange(DType t) {
 
 AffineCoeffs BrightnessContrastCoeffs(double brightness, double brightness_shift, double contrast,
                                       double contrast_center, DType out_type) {
+  // In float, in DALI's order (BrightnessContrastOp::OpArgsToKernelArgs; the input range is folded
+  // in by the caller through `brightness`).
+  const float b = static_cast<float>(brightness), shift = static_cast<float>(brightness_shift);
+  const float c = static_cast<float>(contrast), center = static_cast<float>(contrast_center);
+  const float range = static_cast<float>(ColorFullRange(out_type));
+  volatile float scaled_center = c * center;
+  volatile float shift_term = shift * range;
   AffineCoeffs k;
-  k.mul = static_cast<float>(brightness * contrast);
-  k.add = static_cast<float>(brightness_shift * ColorFullRange(out_type) +
-                             brightness * (contrast_center - contrast * contrast_center));
+  k.mul = b * c;
+  k.add = shift_term + b * (center - scaled_center);
   return k;
 }
 
 ColorTransform ColorTwistTransform(double hue_degrees, double saturation, double value, double brightness,
                                    double contrast, double half_range) {
-  const double h = hue_degrees * std::numbers::pi / 180.0;
-  const double c = std::cos(h), s = std::sin(h);
-  // Hue(h) * Sat(saturation) * value, in YIQ: Y is scaled by value only; I and Q are rotated and
-  // scaled by saturation * value (DALI: hue_mat * sat_mat * mat3(value)).
-  const Mat3 hsv = {{{value, 0, 0}, {0, c * saturation * value, s * saturation * value},
-                     {0, -s * saturation * value, c * saturation * value}}};
-  const Mat3 m = Mul(Inverse(kRgb2Yiq), Mul(hsv, kRgb2Yiq));
+  // DALI's ColorTwistBase::DetermineTransformation, in float32 and in its order:
+  //   mat3(brightness) * mat3(contrast) * Yiq2Rgb * hue_mat * sat_mat * mat3(value) * Rgb2Yiq,
+  // multiplied left to right; hue_mat's angle is float(hue * M_PI / 180), its cos and sin taken in
+  // double and stored as float.
+  const float b = static_cast<float>(brightness), c = static_cast<float>(contrast);
+  const float h_rad = static_cast<float>(static_cast<double>(static_cast<float>(hue_degrees)) * std::numbers::pi / 180);
+  const float cosh = static_cast<float>(std::cos(static_cast<double>(h_rad)));
+  const float sinh = static_cast<float>(std::sin(static_cast<double>(h_rad)));
+  const Mat3f hue = {{{1, 0, 0}, {0, cosh, sinh}, {0, -sinh, cosh}}};
+  const float s = static_cast<float>(saturation);
+  const Mat3f sat = {{{1, 0, 0}, {0, s, 0}, {0, 0, s}}};
+  const Mat3f m = Mul(Mul(Mul(Mul(Mul(Mul(Diagonal(b), Diagonal(c)), kYiq2Rgb), hue), sat),
+                          Diagonal(static_cast<float>(value))),
+                      kRgb2Yiq);
+  const float hr = static_cast<float>(half_range);
+  volatile float scaled = hr * c;
+  const float offset = (hr - scaled) * b;
   ColorTransform t;
-  const double bc = brightness * contrast;
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) t.m[i][j] = static_cast<float>(bc * m[i][j]);
-    t.offset[i] = static_cast<float>((half_range - half_range * contrast) * brightness);
+    for (int j = 0; j < 3; ++j) t.m[i][j] = m[i][j];
+    t.offset[i] = offset;
   }
   return t;
 }
@@ -178,8 +197,12 @@ void ColorMatrix3(const void* in, DType in_type, void* out, DType out_type, size
     Out* dst = static_cast<Out*>(out);
     for (size_t p = 0; p < pixels; ++p, src += 3, dst += 3) {
       const float r = ToFloat(src[0]), g = ToFloat(src[1]), b = ToFloat(src[2]);
-      for (int c = 0; c < 3; ++c)
-        dst[c] = FromFloat<Out>(r * t.m[c][0] + g * t.m[c][1] + b * t.m[c][2] + t.offset[c]);
+      for (int c = 0; c < 3; ++c) {  // DALI's order, as color_matrix_hwy.h
+        volatile float dot = r * t.m[c][0];
+        dot = dot + g * t.m[c][1];
+        dot = dot + b * t.m[c][2];
+        dst[c] = FromFloat<Out>(dot + t.offset[c]);
+      }
     }
   });
 }

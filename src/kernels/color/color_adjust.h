@@ -2,9 +2,10 @@
 // families, as two kernels:
 //   - ColorAffine: out = in * mul + add, element-wise (any number of channels);
 //   - ColorMatrix3: out = M * in + offset per pixel of 3 interleaved channels (RGB).
-// Both compute in float32 and convert the result to the output type as DALI's ConvertSat does:
-// integer outputs are rounded to nearest (ties to even, as kernels::Cast) and saturated, NaN -> 0;
-// float outputs are stored as computed. uint8 inputs take fast paths (a 256-entry table for the
+// Both compute in float32, in DALI's order of operations (no fused multiply-add), and convert the
+// result to the output type as DALI's CPU ConvertSat does: integer outputs are rounded to nearest,
+// ties away from zero (as kernels::Cast), and saturated, NaN -> 0; float outputs are stored as
+// computed. uint8 results equal DALI 2.4's CPU operators bit for bit (python/tests/dali_goldens). uint8 inputs take fast paths (a 256-entry table for the
 // affine map, Highway SIMD for the uint8 -> uint8 matrix).
 // Supported element types (in and out): uint8, int16, int32, float16, float32.
 // Thread-safety: reentrant; ColorAffine allocates nothing, ColorMatrix3 nothing.
@@ -33,7 +34,8 @@ double ColorHalfRange(DType t);
 // DALI's brightness_contrast formula
 //   out = brightness_shift * FullRange(out_type) + brightness * (center + contrast * (in - center))
 // rearranged as out = in * mul + add, with mul = brightness * contrast and
-// add = brightness_shift * FullRange(out_type) + brightness * (center - contrast * center).
+// add = brightness_shift * FullRange(out_type) + brightness * (center - contrast * center), each in
+// float32 as DALI computes them.
 struct AffineCoeffs {
   float mul = 1, add = 0;
 };
@@ -46,7 +48,8 @@ AffineCoeffs BrightnessContrastCoeffs(double brightness, double brightness_shift
 // with Rgb2Yiq = [[.299, .587, .114], [.596, -.274, -.321], [.211, -.523, .311]], Hue(h) the
 // rotation of the I/Q plane by h degrees (rows 1 and 2: [cos, sin], [-sin, cos]) and Sat(s) a
 // scaling of I and Q by s. half_range is 0.5 for floating-point inputs and 128 for every integer
-// type (DALI's choice). hsv: brightness = contrast = 1; hue/saturation: the others neutral.
+// type (DALI's choice). hsv: brightness = contrast = 1; hue/saturation: the others neutral. All in
+// float32 as DALI: the product left to right, with inverse(Rgb2Yiq) as DALI's float32 build has it.
 ColorTransform ColorTwistTransform(double hue_degrees, double saturation, double value, double brightness,
                                    double contrast, double half_range);
 

@@ -1,6 +1,6 @@
 // Highway (dynamic dispatch) uint8 -> uint8 affine map: widen to float, multiply, add (separately:
-// no fused multiply-add, so the scalar table's values are reproduced), round to nearest even,
-// saturate, narrow.
+// no fused multiply-add, so the scalar table's values are reproduced), round to nearest (ties away
+// from zero, as DALI's CPU), saturate, narrow.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/color/color_affine_hwy.cc"
 #ifndef HWY_DISABLED_TARGETS
@@ -21,7 +21,8 @@ HWY_BEFORE_NAMESPACE();
 namespace sluice::kernels::color_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-using sluice::kernels::HWY_NAMESPACE::RoundSaturateToU8;
+using sluice::kernels::HWY_NAMESPACE::RoundAwaySaturateToU8;
+using sluice::kernels::HWY_NAMESPACE::Unfused;
 
 void AffineU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, size_t n, float mul, float add) {
   const hn::ScalableTag<float> df;
@@ -33,13 +34,13 @@ void AffineU8Impl(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT out, siz
   for (; x + 4 * N <= n; x += 4 * N) {  // four vectors per step: independent chains
     for (size_t k = 0; k < 4; ++k) {
       const auto v = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, in + x + k * N)));
-      const auto y = hn::Add(hn::Mul(v, vm), va);
-      hn::StoreU(RoundSaturateToU8(df, d8, y), d8, out + x + k * N);
+      const auto y = hn::Add(Unfused(hn::Mul(v, vm)), va);
+      hn::StoreU(RoundAwaySaturateToU8(df, d8, y), d8, out + x + k * N);
     }
   }
   for (; x < n; ++x) {
     const float y = static_cast<float>(in[x]) * mul + add;
-    out[x] = ConvertSaturate<uint8_t>(y);  // NaN -> 0, as the vector lanes (a NaN cast is undefined)
+    out[x] = CastValue<uint8_t>(y);  // ties away; NaN -> 0, as the vector lanes (a NaN cast is undefined)
   }
 }
 

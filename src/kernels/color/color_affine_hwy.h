@@ -1,6 +1,6 @@
 // Internal to the colour kernels: uint8 -> uint8 out = in * mul + add with Highway (dynamic
-// dispatch), in float as the scalar table does (a multiply, then an add, rounded to nearest even
-// and saturated). ColorAffine (color_adjust.cc) checks it against its 256-entry table for the
+// dispatch), in float as the scalar table does (a multiply, then an add, rounded to nearest, ties
+// away from zero, and saturated). ColorAffine (color_adjust.cc) checks it against its 256-entry table for the
 // given coefficients and uses it only where every value agrees.
 #pragma once
 #include <cstddef>

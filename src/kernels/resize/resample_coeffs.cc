@@ -30,14 +30,17 @@ double Gaussian(double x) { return std::fabs(x) < 1.5 ? std::exp(-2.0 * x * x) :
 }  // namespace
 
 void ComputeAxisCoeffs(int in_size, double roi0, double roi1, int out_size, const ResizeParams& p,
-                       AxisCoeffs* c) {
+                       AxisCoeffs* c, ResizeAxis axis) {
   c->out_size = out_size;
   c->start.assign(size_t(out_size), 0);
   const double scale0 = std::fabs(roi1 - roi0) / out_size;
   if ((scale0 > 1.0 ? p.min_filter : p.mag_filter) == ResizeFilter::kNearest) {
     c->taps = 1;
     c->weights.assign(size_t(out_size), 1.0);
-    ComputeNearest(in_size, roi0, roi1, out_size, c->start.data());
+    if (p.dali_nearest)
+      ComputeNearestDali(in_size, float(roi0), float(roi1), out_size, axis, c->start.data());
+    else
+      ComputeNearest(in_size, roi0, roi1, out_size, c->start.data());
     c->first = *std::min_element(c->start.begin(), c->start.end());
     c->last = *std::max_element(c->start.begin(), c->start.end()) + 1;
     return;
@@ -124,6 +127,23 @@ void ComputeNearest(int in_size, double roi0, double roi1, int out_size, int32_t
   for (int i = 0; i < out_size; ++i, xo += scale) {
     const int s = xo < 0.0 ? -1 : int(std::min(xo, double(in_size)));
     idx[i] = std::clamp(s, 0, in_size - 1);
+  }
+}
+
+void ComputeNearestDali(int in_size, float roi0, float roi1, int out_size, ResizeAxis axis, int32_t* idx) {
+  // dali/kernels/imgproc/resample/resampling_impl_cpu.h, ResampleNN: the row (and slice) position
+  // is accumulated in float, the column position multiplied. volatile keeps each float operation
+  // rounded on its own (no fused multiply-add), as DALI's build evaluates them.
+  const float scale = (roi1 - roi0) / static_cast<float>(out_size);
+  auto clamped = [in_size](float pos) { return std::clamp(static_cast<int>(std::floor(pos)), 0, in_size - 1); };
+  if (axis == ResizeAxis::kHeightOrDepth) {
+    volatile float pos = roi0 + 0.5f * scale;
+    for (int i = 0; i < out_size; ++i, pos = pos + scale) idx[i] = clamped(pos);
+  } else {
+    for (int i = 0; i < out_size; ++i) {
+      volatile float offset = (static_cast<float>(i) + 0.5f) * scale;
+      idx[i] = clamped(roi0 + offset);
+    }
   }
 }
 

@@ -16,8 +16,8 @@ void ResizeImpl(const TIn* in, int in_h, int in_w, int C, TOut* out, int out_h, 
   CheckResizeExtents(in_h, in_w, C, out_h, out_w);
   const ResizeRoi roi = RoiOrWholeImage(p, in_w, in_h);
   ResizeScratch& s = GetScratch();
-  ComputeAxisCoeffs(in_w, roi.x0, roi.x1, out_w, p, &s.cx);
-  ComputeAxisCoeffs(in_h, roi.y0, roi.y1, out_h, p, &s.cy);
+  ComputeAxisCoeffs(in_w, roi.x0, roi.x1, out_w, p, &s.cx, ResizeAxis::kWidth);
+  ComputeAxisCoeffs(in_h, roi.y0, roi.y1, out_h, p, &s.cy, ResizeAxis::kHeightOrDepth);
   ResizeBlock(in, size_t(in_w) * size_t(C), in_w, C, 0, 0, Span{0, out_h}, Span{0, out_w}, out,
               size_t(out_w) * size_t(C), s);
 }

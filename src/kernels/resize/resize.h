@@ -40,6 +40,12 @@ struct ResizeParams {
   ResizeFilter mag_filter = ResizeFilter::kLinear;  // used on an axis that grows or keeps its size
   bool antialias = true;                            // widen LINEAR/CUBIC/LANCZOS when shrinking
   std::optional<ResizeRoi> roi;                     // default: the whole image
+  // NEAREST's source positions as DALI's CPU resampling computes them (what the operators use), in
+  // float32 with scale = (roi end - roi start) / out: along the width origin + (i + 0.5f) * scale,
+  // along the height and depth a position accumulated from origin + 0.5f * scale (+= scale per
+  // output), each floored and clamped. Where the exact position is an integer (a tie), float
+  // rounding picks the pixel, as in DALI. false: Pillow's (a double accumulated along every axis).
+  bool dali_nearest = false;
 };
 
 // Resizes in (in_h x in_w x channels) to out (out_h x out_w x channels). Throws sluice::Error for

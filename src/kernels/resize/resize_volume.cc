@@ -33,7 +33,7 @@ void ResizeVolumeImpl(const TIn* in, int in_d, int in_h, int in_w, int C, TOut* 
   if (depth.z0 == depth.z1 || !std::isfinite(depth.z0) || !std::isfinite(depth.z1))
     throw Error("resize: degenerate ROI in depth");
   VolumeScratch& s = Scratch();
-  ComputeAxisCoeffs(in_d, depth.z0, depth.z1, out_d, p, &s.cz);
+  ComputeAxisCoeffs(in_d, depth.z0, depth.z1, out_d, p, &s.cz, ResizeAxis::kHeightOrDepth);
   const size_t in_slice = size_t(in_h) * size_t(in_w) * size_t(C);
   const size_t out_slice = size_t(out_h) * size_t(out_w) * size_t(C);
   // The source slices with a non-zero weight in some output slice.

@@ -56,8 +56,8 @@ ResizeComputed WindowImpl(const TIn* in, int in_h, int in_w, int C, const Resize
                 "x" + std::to_string(win.full_h) + " image");
   const ResizeRoi roi = RoiOrWholeImage(p, win.full_w, win.full_h);
   ResizeScratch& s = GetScratch();
-  ComputeAxisCoeffs(win.full_w, roi.x0, roi.x1, out_w, p, &s.cx);
-  ComputeAxisCoeffs(win.full_h, roi.y0, roi.y1, out_h, p, &s.cy);
+  ComputeAxisCoeffs(win.full_w, roi.x0, roi.x1, out_w, p, &s.cx, ResizeAxis::kWidth);
+  ComputeAxisCoeffs(win.full_h, roi.y0, roi.y1, out_h, p, &s.cy, ResizeAxis::kHeightOrDepth);
   ResizeComputed r{InsideOutputs(s.cy, win.y, win.y + in_h), InsideOutputs(s.cx, win.x, win.x + in_w)};
   ZeroOutside(reinterpret_cast<uint8_t*>(out), sizeof(TOut), out_h, out_w, C, r);
   if (r.rows.end <= r.rows.begin || r.cols.end <= r.cols.begin) return r;
@@ -71,10 +71,17 @@ ResizeComputed WindowImpl(const TIn* in, int in_h, int in_w, int C, const Resize
 
 Span ResizeSourceSpan(int in_size, double roi0, double roi1, int out_size, const ResizeParams& params, Span out) {
   if (out.end <= out.begin) return Span{0, 0};
+  // The axis is not known here: the union of both roles' spans (they differ only in DALI's
+  // nearest, where a tie may fall on either pixel).
   AxisCoeffs& c = GetScratch().cx;
-  ComputeAxisCoeffs(in_size, roi0, roi1, out_size, params, &c);
-  const int a = c.start[size_t(out.begin)], b = c.start[size_t(out.end - 1)];
-  return Span{std::min(a, b), std::max(a, b) + c.taps};
+  Span span{0, 0};
+  for (ResizeAxis axis : {ResizeAxis::kWidth, ResizeAxis::kHeightOrDepth}) {
+    ComputeAxisCoeffs(in_size, roi0, roi1, out_size, params, &c, axis);
+    const int a = c.start[size_t(out.begin)], b = c.start[size_t(out.end - 1)];
+    const Span s{std::min(a, b), std::max(a, b) + c.taps};
+    span = axis == ResizeAxis::kWidth ? s : Span{std::min(span.begin, s.begin), std::max(span.end, s.end)};
+  }
+  return span;
 }
 
 ResizeComputed ResizeWindow(const uint8_t* in, int in_h, int in_w, int c, const ResizeInputWindow& w, uint8_t* out,

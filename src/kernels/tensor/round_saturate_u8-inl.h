@@ -25,6 +25,28 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<D8> RoundSaturateToU8(DF df, D8 d8, hwy::HWY_
   return hn::DemoteTo(d8, hn::NearestInt(hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f))));
 }
 
+// v, opaque to the optimizer: a product passed through it is not fused with the add that follows
+// (GCC contracts Mul + Add into a fused multiply-add on FMA targets), so vectors round each
+// operation as the scalar code of DALI does.
+template <class V>
+HWY_INLINE V Unfused(V v) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  asm("" : "+v"(v.raw));
+#endif
+  return v;
+}
+
+// The same with ties rounded away from zero (DALI's CPU ConvertSat, kernels/tensor/cast.h's
+// CastValue): after the clamp v >= 0, so it is trunc(v) + (frac(v) >= 0.5), the fraction exact.
+template <class DF, class D8>
+HWY_INLINE hwy::HWY_NAMESPACE::Vec<D8> RoundAwaySaturateToU8(DF df, D8 d8, hwy::HWY_NAMESPACE::Vec<DF> v) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  const auto c = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
+  const auto t = hn::Trunc(c);
+  const auto r = hn::IfThenElse(hn::Ge(hn::Sub(c, t), hn::Set(df, 0.5f)), hn::Add(t, hn::Set(df, 1.0f)), t);
+  return hn::DemoteTo(d8, hn::ConvertTo(hn::RebindToSigned<DF>(), r));
+}
+
 // A filter's output lanes at element `at`: as float into acc when out8 is null, else as uint8 into
 // out8 with the scalar filters' conversion (kernels/filter/convolution.cc's StoreSat: NaN -> 0 on
 // every target, then RoundSaturateToU8).

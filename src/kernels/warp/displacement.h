@@ -17,7 +17,8 @@
 namespace sluice::kernels {
 
 struct WaterParams {
-  float ampl_x = 10, ampl_y = 10, freq_x = 0.049087f, freq_y = 0.049087f, phase_x = 0, phase_y = 0;
+  // freq: DALI's default, 2 pi / 128.
+  float ampl_x = 10, ampl_y = 10, freq_x = 0.0490873852f, freq_y = 0.0490873852f, phase_x = 0, phase_y = 0;
 };
 
 // interp: kNearest or kLinear.

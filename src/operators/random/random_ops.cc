@@ -1,5 +1,7 @@
 // random.coin_flip, random.uniform, random.normal, random.beta: per-sample random values drawn from each
-// sample's own stream, so results are identical for any num_threads.
+// sample's own stream, so results are identical for any num_threads. Each sample has the shape
+// `shape`, or the shape of the optional `shape_like` input's sample (DALI's: fn.random.normal(audio)
+// draws one value per element of audio), else is a scalar.
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -11,12 +13,17 @@ class RandomOp : public Operator {
  public:
   RandomOp(const OpSpec& s, DType default_dtype) : Operator(s) {
     dtype_ = HasArg("dtype") ? Arg<DType>("dtype") : default_dtype;
-    if (HasArg("shape")) shape_ = Arg<std::vector<int64_t>>("shape");
+    if (HasArg("shape")) {
+      // DALI: 'Providing argument "shape" is incompatible with providing a shape-like input'.
+      if (!s.inputs.empty()) ThrowArgError("shape", "cannot be given together with the shape_like input (the output takes its shape)");
+      shape_ = Arg<std::vector<int64_t>>("shape");
+    }
   }
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     Prepare(ws);
     OutputDesc d;
-    d.shapes.assign(static_cast<size_t>(ws.batch_size()), TensorShape(shape_));
+    if (ws.num_inputs() > 0) d.shapes = ws.Input(0).shapes();  // shape_like: only its shapes are read
+    else d.shapes.assign(static_cast<size_t>(ws.batch_size()), TensorShape(shape_));
     d.dtype = dtype_;
     d.contiguous = true;
     return {d};
@@ -112,7 +119,10 @@ class Beta : public RandomOp {
 };
 
 OpSchema& CommonRandomArgs(OpSchema& s, const char* default_dtype) {
-  return s.Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "Shape of each sample; empty: a scalar.")
+  return s.Input("shape_like", "Data (any type; its values are not read) whose shape each output sample takes, "
+                 "as DALI's (fn.random.normal(audio): one value per element of audio); not together with `shape`.")
+      .OptionalInputs(1)
+      .Arg("shape", ArgType::kIntList, std::vector<int64_t>{}, "Shape of each sample; empty: a scalar (or the shape of `shape_like`).")
       .Min(0)
       .Arg("dtype", ArgType::kDType, std::string(default_dtype), "Output type.")
       .Random();

@@ -44,6 +44,7 @@ kernels::ResizeParams ResizeFilterParams(const Operator& op) {
   params.min_filter = op.HasArg("min_filter") ? FilterOf(op.Arg<std::string>("min_filter")) : interp;
   params.mag_filter = op.HasArg("mag_filter") ? FilterOf(op.Arg<std::string>("mag_filter")) : interp;
   params.antialias = op.Arg<bool>("antialias");
+  params.dali_nearest = true;  // NEAREST picks DALI's pixel where the source position is a tie
   return params;
 }
 

@@ -47,8 +47,10 @@ class ResizeGpu : public GpuOperator {
     ForEachSample(ws, [&](int i, int) {
       const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];
       Tables& t = samples_[static_cast<size_t>(i)];
-      kernels::resize_detail::ComputeAxisCoeffs(p.in_w, p.params.roi->x0, p.params.roi->x1, p.out_w, p.params, &t.cx);
-      kernels::resize_detail::ComputeAxisCoeffs(p.in_h, p.params.roi->y0, p.params.roi->y1, p.out_h, p.params, &t.cy);
+      kernels::resize_detail::ComputeAxisCoeffs(p.in_w, p.params.roi->x0, p.params.roi->x1, p.out_w, p.params, &t.cx,
+                                                kernels::resize_detail::ResizeAxis::kWidth);
+      kernels::resize_detail::ComputeAxisCoeffs(p.in_h, p.params.roi->y0, p.params.roi->y1, p.out_h, p.params, &t.cy,
+                                                kernels::resize_detail::ResizeAxis::kHeightOrDepth);
     });
     for (int i = 0; i < n; ++i) {
       const ResizeSamplePlan& p = plan_.samples[static_cast<size_t>(i)];

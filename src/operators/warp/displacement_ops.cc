@@ -59,6 +59,8 @@ class DisplacementOp : public Operator {
   std::vector<int> masks_;
 };
 
+constexpr double kWaterFreq = 0.04908738521234052;  // 2 pi / 128
+
 OpSchema DisplacementSchema(const std::string& name, const std::string& doc, bool water) {
   OpSchema s(name);
   s.Doc(doc)
@@ -81,8 +83,12 @@ OpSchema DisplacementSchema(const std::string& name, const std::string& doc, boo
   if (water) {
     s.Arg("ampl_x", ArgType::kFloat, 10.0, "Amplitude of the wave in the x direction (pixels).")
         .Arg("ampl_y", ArgType::kFloat, 10.0, "Amplitude of the wave in the y direction (pixels).")
-        .Arg("freq_x", ArgType::kFloat, 0.049087, "Frequency of the wave in the x direction (radians per row).")
-        .Arg("freq_y", ArgType::kFloat, 0.049087, "Frequency of the wave in the y direction (radians per column).")
+        // DALI's default is 2 pi / 128 (its documentation prints it rounded, 0.049087; the rounded value moves
+        // whole rows and columns where freq * x crosses pi / 2).
+        .Arg("freq_x", ArgType::kFloat, kWaterFreq, "Frequency of the wave in the x direction (radians per row; "
+             "default 2 pi / 128).")
+        .Arg("freq_y", ArgType::kFloat, kWaterFreq, "Frequency of the wave in the y direction (radians per column; "
+             "default 2 pi / 128).")
         .Arg("phase_x", ArgType::kFloat, 0.0, "Phase of the wave in the x direction (radians).")
         .Arg("phase_y", ArgType::kFloat, 0.0, "Phase of the wave in the y direction (radians).");
   }
