@@ -5,8 +5,9 @@
 // Seed corpus: fuzz/fits_seeds/ (small files astropy wrote: several image types, a table,
 // tile-compressed images of every codec Sluice decodes (RICE_1 int and dithered float, GZIP_1 with
 // an image HDU after it, GZIP_2 in small tiles, PLIO_1, HCOMPRESS_1 int and quantized float, a 3-D
-// uint16 cube), and duplicate_ztile1.fits, which crashed CFITSIO when moved past before duplicate
-// keywords were refused).
+// uint16 cube), duplicate_ztile1.fits, which crashed CFITSIO when moved past before duplicate
+// keywords were refused, and keyword_mismatch_ztile2.fits ("ZTILE2 \xa0= 0": no ZTILE2 to the
+// header walk, a zero tile size to CFITSIO's division before keywords were checked)).
 #include <cstddef>
 #include <cstdint>
 #include <vector>

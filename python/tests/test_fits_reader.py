@@ -233,6 +233,24 @@ def test_corrupt_and_malformed_compressed_hdus_are_errors_naming_file_and_hdu(tm
         read(p)
     with pytest.raises(sluice.SluiceError, match=r"dup\.fits', HDU 3: HDU 2 before it is a tile-compressed image that cannot be read"):
         pipe_of(files=[p], batch_size=1, hdu_indices=[3]).run()
+    # A keyword CFITSIO and the header walk would read differently (fuzz_fits: "ZTILE2 \xa0" was no
+    # ZTILE2 to the walk, ZTILE2 = 0 to CFITSIO, which divided by it moving past the HDU), and a
+    # control character in a card: the file is refused, naming the card's byte offset.
+    p = str(tmp_path / "key.fits")
+    fits.HDUList([fits.PrimaryHDU(), fits.CompImageHDU(a, compression_type="RICE_1"), fits.ImageHDU(a)]).writeto(p)
+    raw = open(p, "rb").read()
+    at = raw.index(b"ZTILE2  =")
+    patch(p, at, b"ZTILE2 \xa0=                    0".ljust(80))
+    with pytest.raises(sluice.SluiceError, match=rf"key\.fits', HDU 2: the header card at byte {at} has a keyword "
+                                                  r"with a character FITS does not allow \(byte 32\)"):
+        pipe_of(files=[p], batch_size=1, hdu_indices=[3]).run()
+    p = write("ctl.fits", "RICE_1")
+    raw = open(p, "rb").read()
+    at = raw.index(b"ZCMPTYPE=")
+    patch(p, at + 40, b"\x00")
+    with pytest.raises(sluice.SluiceError, match=rf"ctl\.fits', HDU 2: the header card at byte {at} holds a control "
+                                                  r"character \(byte 0\)"):
+        read(p)
     # A header declaring 2 TB of pixels from a few hundred bytes of tiles: refused before allocating.
     p = write("huge.fits", "HCOMPRESS_1")
     raw = open(p, "rb").read()

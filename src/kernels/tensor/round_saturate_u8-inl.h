@@ -28,9 +28,13 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<D8> RoundSaturateToU8(DF df, D8 d8, hwy::HWY_
 // v, opaque to the optimizer: a product passed through it is not fused with the add that follows
 // (GCC contracts Mul + Add into a fused multiply-add on FMA targets), so vectors round each
 // operation as the scalar code of DALI does.
+// Only GCC needs it: Clang contracts within one source expression only (-ffp-contract=on), never
+// across Highway's separate Mul and Add calls, and its inline assembly takes no vector operand of
+// the emulated targets.
 template <class V>
 HWY_INLINE V Unfused(V v) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
+    HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
   asm("" : "+v"(v.raw));
 #endif
   return v;

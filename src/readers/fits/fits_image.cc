@@ -56,16 +56,42 @@ struct CompressedHdu {
   std::string duplicate;  // a keyword that appears twice (CFITSIO and this walk might read different cards)
 };
 
+// The walk and CFITSIO must read the same keywords, or CFITSIO acts on a card the walk did not
+// validate (fuzz_fits: "ZTILE2 \xa0= 0" was no ZTILE2 to the walk, ZTILE2 = 0 to CFITSIO, which
+// divided by it when moved past the HDU). So a card's keyword must be what the FITS standard allows
+// (letters, digits, '-' and '_', then only spaces; CFITSIO also takes lower case), and no header
+// byte may be a control character (the standard allows printable ASCII only; bytes above 126 are
+// tolerated, as in Latin-1 comments written by careless tools).
+void CheckCard(std::string_view card, std::string_view key, const std::string& name, int hdu, size_t pos) {
+  auto bad = [&](const std::string& what) {
+    throw Error("FITS file '" + name + "', HDU " + std::to_string(hdu) + ": the header card at byte " +
+                std::to_string(pos) + " " + what);
+  };
+  for (char ch : key) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (!std::isalnum(c) || c > 127) {
+      if (c != '-' && c != '_') bad("has a keyword with a character FITS does not allow (byte " + std::to_string(c) + ")");
+    }
+  }
+  for (char ch : card) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 32 || c == 127) bad("holds a control character (byte " + std::to_string(c) + ")");
+  }
+}
+
 void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std::vector<CompressedHdu>* compressed) {
   size_t pos = 0;
   for (int hdu = 1; pos < size && hdu <= 10000; ++hdu) {
     FitsCards cards;
     std::string duplicate;
     bool end = false;
+    // What follows the last HDU and does not start an extension is not read by CFITSIO either.
+    if (hdu > 1 && pos + 80 <= size && std::memcmp(data + pos, "XTENSION", 8) != 0) return;
     for (; pos + 80 <= size && !end; pos += 80) {
       const std::string_view card(reinterpret_cast<const char*>(data + pos), 80);
       std::string_view key = card.substr(0, 8);
       while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
+      CheckCard(card, key, name, hdu, pos);
       if (key == "END") end = true;
       else if (!key.empty()) {
         std::string upper(key);  // CFITSIO matches keywords without regard to case
