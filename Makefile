@@ -67,7 +67,7 @@ test-soak: build
 SANITIZE_BUILD = build/asan
 build-sanitize: deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SANITIZE_BUILD) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSLUICE_SANITIZE=address,undefined \
+	  -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DSLUICE_SANITIZE=address,undefined \
 	  -DSLUICE_BUILD_FUZZERS=ON -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=ON -DSLUICE_WITH_CUDA=OFF
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS)
 
@@ -75,7 +75,8 @@ test-asan: build-sanitize
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan_suppressions.txt UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
 
 test-tsan: deps
-	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread \
+	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSLUICE_SANITIZE=thread \
 	  -DSLUICE_TEST_LAYERS="core;pipeline;readers" -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=OFF -DSLUICE_WITH_CUDA=OFF
 	cmake --build build/tsan -j$(JOBS)
 	cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j$(JOBS) --timeout 900
