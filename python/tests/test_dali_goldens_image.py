@@ -76,7 +76,23 @@ def compare(name, ours, theirs):
     return worst
 
 
-@pytest.mark.parametrize("name", [n for n in cases.PIXEL_CASES if n not in DIFFERS])
+# Cases recorded from DALI that Sluice does not match yet (issue 40, open; docs/dali-compatibility.md
+# says so under each operator). Strict: a fix makes them pass and the mark must go.
+NOT_YET_EQUAL = {
+    **{f"debayer_vng_ocv_{by}{bx}": "vng_ocv is bit-exact with OpenCV 4.6's cvtColor, not with DALI 2.4's output"
+       for by in (0, 1) for bx in (0, 1)},
+    "clahe_luma": "luma_only on RGB goes through float L*a*b*, DALI through OpenCV's 8-bit Lab tables",
+    "clahe_luma_default_tiles": "luma_only on RGB goes through float L*a*b*, DALI through OpenCV's 8-bit Lab tables",
+}
+
+
+def pixel_case(name):
+    if name in NOT_YET_EQUAL:
+        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NOT_YET_EQUAL[name]))
+    return name
+
+
+@pytest.mark.parametrize("name", [pixel_case(n) for n in cases.PIXEL_CASES if n not in DIFFERS])
 def test_pixel_case_matches_dali(name):
     build = cases.PIXEL_CASES[name]
     if f"{name}/error" in GOLDEN.files:

@@ -316,6 +316,9 @@ def test_missing_hdu_table_hdu_and_not_fits(tmp_path):
     with pytest.raises(sluice.SluiceError, match=r"junk\.fits': its size \(180 bytes\) is not a whole number of 2880"):
         pipe_of(files=[str(junk)], batch_size=1).run()
     junk.write_bytes(b"NOT A FITS FILE".ljust(2880))
+    with pytest.raises(sluice.SluiceError, match=r"junk\.fits': it does not begin with the SIMPLE keyword: not a FITS file"):
+        pipe_of(files=[str(junk)], batch_size=1).run()
+    junk.write_bytes(b"SIMPLE  =                    T".ljust(2880))
     with pytest.raises(sluice.SluiceError, match=r"junk\.fits', HDU 1: no END card"):
         pipe_of(files=[str(junk)], batch_size=1).run()
 

@@ -85,6 +85,8 @@ void WalkHeaders(const uint8_t* data, size_t size, const std::string& name, std:
     FitsCards cards;
     std::string duplicate;
     bool end = false;
+    if (hdu == 1 && (size < 80 || std::memcmp(data, "SIMPLE  ", 8) != 0))
+      throw Error("FITS file '" + name + "': it does not begin with the SIMPLE keyword: not a FITS file");
     // What follows the last HDU and does not start an extension is not read by CFITSIO either.
     if (hdu > 1 && pos + 80 <= size && std::memcmp(data + pos, "XTENSION", 8) != 0) return;
     for (; pos + 80 <= size && !end; pos += 80) {
