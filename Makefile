@@ -75,14 +75,14 @@ test-asan: build-sanitize
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan_suppressions.txt UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) --timeout 900
 
 test-tsan: deps
-	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSLUICE_SANITIZE=thread \
+	cmake -S . -B build/tsan $(LAUNCHER) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DSLUICE_SANITIZE=thread \
 	  -DSLUICE_TEST_LAYERS="core;pipeline;readers" -DSLUICE_BUILD_BENCHMARKS=OFF -DSLUICE_BUILD_TOOLS=OFF -DSLUICE_WITH_CUDA=OFF
 	cmake --build build/tsan -j$(JOBS)
 	cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j$(JOBS) --timeout 900
 
 # libFuzzer targets for every parser, each run for FUZZ_SECONDS on a seed corpus, JOBS at a time.
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 test-fuzz: build-sanitize
 	bash scripts/run_fuzzers.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS) $(JOBS)
 
