@@ -31,31 +31,39 @@ std::vector<uint8_t> AsBytes(const std::vector<T>& v) {
   return b;
 }
 
+// Little-endian RIFF bytes, appended; the fmt chunk both writers share.
+struct RiffWriter {
+  std::vector<uint8_t> b;
+  void Put(uint64_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) b.push_back(uint8_t(v >> (8 * k)));
+  }
+  void Tag(const char* s) { b.insert(b.end(), s, s + 4); }
+  void Fmt(uint16_t tag, int channels, int rate, int bits) {
+    Tag("fmt ");
+    Put(16, 4);
+    Put(tag, 2);
+    Put(uint32_t(channels), 2);
+    Put(uint32_t(rate), 4);
+    Put(uint32_t(rate * channels * bits / 8), 4);
+    Put(uint32_t(channels * bits / 8), 2);
+    Put(uint32_t(bits), 2);
+  }
+};
+
 // A canonical 44-byte-header WAV: `tag` 1 = integer PCM, 3 = IEEE float; declared_data < 0: the
 // data's real size (else the size its header claims).
 inline std::vector<uint8_t> MakeWav(uint16_t tag, int channels, int rate, int bits, const std::vector<uint8_t>& data,
                                     int64_t declared_data = -1) {
   const uint32_t data_size = declared_data < 0 ? uint32_t(data.size()) : uint32_t(declared_data);
-  std::vector<uint8_t> b;
-  auto put = [&](uint32_t v, int bytes) {
-    for (int k = 0; k < bytes; ++k) b.push_back(uint8_t(v >> (8 * k)));
-  };
-  auto tag4 = [&](const char* s) { b.insert(b.end(), s, s + 4); };
-  tag4("RIFF");
-  put(36 + data_size, 4);
-  tag4("WAVE");
-  tag4("fmt ");
-  put(16, 4);
-  put(tag, 2);
-  put(uint32_t(channels), 2);
-  put(uint32_t(rate), 4);
-  put(uint32_t(rate * channels * bits / 8), 4);
-  put(uint32_t(channels * bits / 8), 2);
-  put(uint32_t(bits), 2);
-  tag4("data");
-  put(data_size, 4);
-  b.insert(b.end(), data.begin(), data.end());
-  return b;
+  RiffWriter w;
+  w.Tag("RIFF");
+  w.Put(uint32_t(36 + data_size), 4);
+  w.Tag("WAVE");
+  w.Fmt(tag, channels, rate, bits);
+  w.Tag("data");
+  w.Put(data_size, 4);
+  w.b.insert(w.b.end(), data.begin(), data.end());
+  return w.b;
 }
 
 // An RF64 stream (EBU Tech 3306): "RF64", a ds64 chunk with the 64-bit RIFF size, data size and
@@ -65,32 +73,21 @@ inline std::vector<uint8_t> MakeRf64(int channels, int rate, int bits, const std
                                      int64_t declared_data = -1, int64_t declared_frames = -1) {
   const uint64_t data_size = declared_data < 0 ? data.size() : uint64_t(declared_data);
   const uint64_t frames = declared_frames < 0 ? data.size() / uint64_t(channels * bits / 8) : uint64_t(declared_frames);
-  std::vector<uint8_t> b;
-  auto put = [&](uint64_t v, int bytes) {
-    for (int k = 0; k < bytes; ++k) b.push_back(uint8_t(v >> (8 * k)));
-  };
-  auto tag4 = [&](const char* s) { b.insert(b.end(), s, s + 4); };
-  tag4("RF64");
-  put(0xFFFFFFFFu, 4);
-  tag4("WAVE");
-  tag4("ds64");
-  put(28, 4);
-  put(4 + 36 + 24 + 8 + data_size, 8);  // RIFF size
-  put(data_size, 8);
-  put(frames, 8);
-  put(0, 4);  // no table
-  tag4("fmt ");
-  put(16, 4);
-  put(1, 2);
-  put(uint32_t(channels), 2);
-  put(uint32_t(rate), 4);
-  put(uint32_t(rate * channels * bits / 8), 4);
-  put(uint32_t(channels * bits / 8), 2);
-  put(uint32_t(bits), 2);
-  tag4("data");
-  put(0xFFFFFFFFu, 4);
-  b.insert(b.end(), data.begin(), data.end());
-  return b;
+  RiffWriter w;
+  w.Tag("RF64");
+  w.Put(0xFFFFFFFFu, 4);
+  w.Tag("WAVE");
+  w.Tag("ds64");
+  w.Put(28, 4);
+  w.Put(4 + 36 + 24 + 8 + data_size, 8);  // RIFF size
+  w.Put(data_size, 8);
+  w.Put(frames, 8);
+  w.Put(0, 4);  // no table
+  w.Fmt(1, channels, rate, bits);
+  w.Tag("data");
+  w.Put(0xFFFFFFFFu, 4);
+  w.b.insert(w.b.end(), data.begin(), data.end());
+  return w.b;
 }
 
 // `frames` frames of int16 PCM: channel c is a sine of freq * (c + 1) Hz at amplitude amp.

@@ -71,17 +71,18 @@ ResizeComputed WindowImpl(const TIn* in, int in_h, int in_w, int C, const Resize
 
 Span ResizeSourceSpan(int in_size, double roi0, double roi1, int out_size, const ResizeParams& params, Span out) {
   if (out.end <= out.begin) return Span{0, 0};
-  // The axis is not known here: the union of both roles' spans (they differ only in DALI's
-  // nearest, where a tie may fall on either pixel).
+  // The axis is not known here. The two roles' tables differ only in DALI's nearest (a tie may
+  // fall on either pixel): then the union of both spans, else one table serves.
   AxisCoeffs& c = GetScratch().cx;
-  Span span{0, 0};
-  for (ResizeAxis axis : {ResizeAxis::kWidth, ResizeAxis::kHeightOrDepth}) {
+  auto span_of = [&](ResizeAxis axis) {
     ComputeAxisCoeffs(in_size, roi0, roi1, out_size, params, &c, axis);
     const int a = c.start[size_t(out.begin)], b = c.start[size_t(out.end - 1)];
-    const Span s{std::min(a, b), std::max(a, b) + c.taps};
-    span = axis == ResizeAxis::kWidth ? s : Span{std::min(span.begin, s.begin), std::max(span.end, s.end)};
-  }
-  return span;
+    return Span{std::min(a, b), std::max(a, b) + c.taps};
+  };
+  const Span width = span_of(ResizeAxis::kWidth);
+  if (!params.dali_nearest) return width;
+  const Span height = span_of(ResizeAxis::kHeightOrDepth);
+  return Span{std::min(width.begin, height.begin), std::max(width.end, height.end)};
 }
 
 ResizeComputed ResizeWindow(const uint8_t* in, int in_h, int in_w, int c, const ResizeInputWindow& w, uint8_t* out,
