@@ -12,11 +12,12 @@ from test_detection_ops import run, src
 
 
 def select_reference(ids, polys, verts, reindex):
+    """DALI's rule (select_masks.cc): one polygon per selected mask, the last one with its id."""
     out_p, out_v = [], []
     for j, m in enumerate(ids):
-        for p in polys[polys[:, 0] == m]:
-            out_p.append([j if reindex else m, len(out_v), len(out_v) + p[2] - p[1]])
-            out_v.extend(verts[p[1]:p[2]].tolist())
+        p = polys[polys[:, 0] == m][-1]
+        out_p.append([j if reindex else m, len(out_v), len(out_v) + p[2] - p[1]])
+        out_v.extend(verts[p[1]:p[2]].tolist())
     return np.array(out_p, np.int32).reshape(-1, 3), np.array(out_v, verts.dtype).reshape(-1, verts.shape[1])
 
 
@@ -32,6 +33,20 @@ def test_select_masks_matches_reference(reindex):
         want_p, want_v = select_reference(ids[i], polys, verts, reindex)
         np.testing.assert_array_equal(got_p[i], want_p)
         np.testing.assert_array_equal(got_v[i], want_v)
+
+
+def test_select_masks_keeps_last_polygon_and_ignores_unselected():
+    """As DALI: a mask's earlier polygons are dropped, and an unselected polygon's range is never
+    checked (here [5, 99) on 12 vertices). Values from DALI 2.4 on these inputs."""
+    polys = np.array([[0, 0, 3], [1, 3, 7], [2, 7, 10], [1, 10, 12], [5, 1, 4], [7, 5, 99]], np.int32)
+    verts = np.arange(24, dtype=np.float32).reshape(12, 2)
+    got_p, got_v = run(lambda: list(fn.segmentation.select_masks(
+        src([np.array([1, 5], np.int32), np.array([2, 0], np.int32)]), src([polys] * 2), src([verts] * 2),
+        reindex_masks=True)), 2)
+    np.testing.assert_array_equal(got_p[0], [[0, 0, 2], [1, 2, 5]])
+    np.testing.assert_array_equal(got_v[0][:, 0], [20, 22, 2, 4, 6])
+    np.testing.assert_array_equal(got_p[1], [[0, 0, 3], [1, 3, 6]])
+    np.testing.assert_array_equal(got_v[1][:, 0], [14, 16, 18, 0, 2, 4])
 
 
 def test_select_masks_bad_ids_are_named():

@@ -1,10 +1,13 @@
-// segmentation.select_masks: DALI's SelectMasks. Keeps the polygons (readers.coco's [P, 3]:
-// mask id, first vertex, end vertex) of the masks listed in mask_ids, in mask_ids' order (each
-// mask's polygons in their input order), and only the vertices they use, renumbered; with
-// reindex_masks the mask id becomes its position in mask_ids. A listed id without polygons, or
-// listed twice, and a polygon whose vertex range is outside the vertices, are errors.
+// segmentation.select_masks: DALI's SelectMasks. Input polygons are readers.coco's [P, 3] (mask id,
+// first vertex, end vertex). DALI gives each selected mask exactly one output polygon: the LAST input
+// polygon with that mask id (a mask's earlier polygons are dropped), in mask_ids' order, its vertices
+// copied contiguously and the vertex ranges renumbered from 0; vertices no selected polygon uses are
+// dropped. With reindex_masks the mask id becomes its position in mask_ids. Only the selected masks'
+// polygons are validated (as DALI: the others are never read). A listed id without polygons, an id
+// listed twice, and a selected polygon whose vertex range is outside the vertices are errors.
 #include <cstring>
 #include <unordered_map>
+#include <utility>
 
 #include "operators/operator.h"
 #include "operators/registry.h"
@@ -31,28 +34,32 @@ class SelectMasksOp : public Operator {
       if (ps.ndim() != 2 || ps[1] != 3) throw Error("sample " + std::to_string(i) + ": polygons must be [P, 3], got " + ps.ToString());
       if (vs.ndim() != 2) throw Error("sample " + std::to_string(i) + ": vertices must be [V, D], got " + vs.ToString());
       const int32_t* p = polys.sample<int32_t>(i);
-      std::unordered_map<int64_t, std::vector<int64_t>> by_mask;
-      for (int64_t k = 0; k < ps[0]; ++k) {
-        if (p[3 * k + 1] < 0 || p[3 * k + 2] < p[3 * k + 1] || p[3 * k + 2] > vs[0])
-          throw Error("sample " + std::to_string(i) + ": polygon " + std::to_string(k) + " has vertices [" +
-                      std::to_string(p[3 * k + 1]) + ", " + std::to_string(p[3 * k + 2]) + ") outside the " +
-                      std::to_string(vs[0]) + " vertices");
-        by_mask[p[3 * k]].push_back(k);
-      }
-      Plan& pl = plan_[static_cast<size_t>(i)];
       const int64_t m = ids.shape(i).num_elements();
-      std::unordered_map<int64_t, int> seen;
+      // mask id -> (position in mask_ids, its last polygon or -1).
+      std::unordered_map<int64_t, std::pair<int64_t, int64_t>> selected;
       for (int64_t j = 0; j < m; ++j) {
         const int64_t id = detail::ReadElement<int64_t>(ids, i, j);
-        if (!seen.emplace(id, 0).second) throw Error("sample " + std::to_string(i) + ": mask id " + std::to_string(id) + " is selected twice");
-        auto it = by_mask.find(id);
-        if (it == by_mask.end()) throw Error("sample " + std::to_string(i) + ": mask id " + std::to_string(id) + " has no polygon");
-        for (int64_t k : it->second) {
-          const int32_t begin = static_cast<int32_t>(pl.vertex_rows.size());
-          for (int32_t v = p[3 * k + 1]; v < p[3 * k + 2]; ++v) pl.vertex_rows.push_back(v);
-          pl.polygons.insert(pl.polygons.end(), {static_cast<int32_t>(reindex_ ? j : id), begin,
-                                                 static_cast<int32_t>(pl.vertex_rows.size())});
-        }
+        if (!selected.emplace(id, std::make_pair(j, int64_t{-1})).second)
+          throw Error("sample " + std::to_string(i) + ": mask id " + std::to_string(id) + " is selected twice");
+      }
+      for (int64_t k = 0; k < ps[0]; ++k) {
+        auto it = selected.find(p[3 * k]);
+        if (it == selected.end()) continue;
+        if (p[3 * k + 1] < 0 || p[3 * k + 2] < p[3 * k + 1] || p[3 * k + 2] > vs[0])
+          throw Error("sample " + std::to_string(i) + ": polygon " + std::to_string(k) + " (mask id " +
+                      std::to_string(p[3 * k]) + ") has vertices [" + std::to_string(p[3 * k + 1]) + ", " +
+                      std::to_string(p[3 * k + 2]) + ") outside the " + std::to_string(vs[0]) + " vertices");
+        it->second.second = k;
+      }
+      Plan& pl = plan_[static_cast<size_t>(i)];
+      for (int64_t j = 0; j < m; ++j) {
+        const int64_t id = detail::ReadElement<int64_t>(ids, i, j);
+        const int64_t k = selected.at(id).second;
+        if (k < 0) throw Error("sample " + std::to_string(i) + ": mask id " + std::to_string(id) + " has no polygon");
+        const int32_t begin = static_cast<int32_t>(pl.vertex_rows.size());
+        for (int32_t v = p[3 * k + 1]; v < p[3 * k + 2]; ++v) pl.vertex_rows.push_back(v);
+        pl.polygons.insert(pl.polygons.end(), {static_cast<int32_t>(reindex_ ? j : id), begin,
+                                               static_cast<int32_t>(pl.vertex_rows.size())});
       }
       dp.shapes.push_back(TensorShape{static_cast<int64_t>(pl.polygons.size() / 3), 3});
       dv.shapes.push_back(TensorShape{static_cast<int64_t>(pl.vertex_rows.size()), vs[1]});
@@ -83,13 +90,14 @@ class SelectMasksOp : public Operator {
 
 SLUICE_REGISTER_OPERATORS(RegisterSelectMasks) {
   r.Register(OpSchema("segmentation.select_masks")
-                 .Doc("Selects the polygons of the masks listed in mask_ids (in their order) and the vertices they use, "
-                      "renumbered; with reindex_masks the mask ids become their positions in mask_ids.")
+                 .Doc("Selects one polygon per mask listed in mask_ids (in their order): as DALI, the last polygon with "
+                      "that mask id; its vertices are copied and renumbered from 0. With reindex_masks the mask ids "
+                      "become their positions in mask_ids.")
                  .Input("mask_ids", "The mask ids to keep (1-D integers).")
                  .Input("polygons", "int32 [P, 3]: mask id, first vertex, end vertex (readers.coco's).", {DType::kInt32})
                  .Input("vertices", "[V, D] vertices (any type).")
-                 .Output("polygons", "int32 [P', 3] of the selected masks.")
-                 .Output("vertices", "[V', D]: the vertices they use.")
+                 .Output("polygons", "int32 [len(mask_ids), 3]: one polygon per selected mask.")
+                 .Output("vertices", "[V', D]: the vertices of the selected polygons.")
                  .Arg("reindex_masks", ArgType::kBool, false, "Replace each mask id by its position in mask_ids.")
                  .Factory("cpu", MakeFactory<SelectMasksOp>()));
 }
