@@ -103,6 +103,20 @@ def test_coord_transform_matches_numpy():
     assert a[1].shape == (0, 3)
 
 
+def test_coord_transform_integer_types_round_and_saturate():
+    """DALI's four input types; an integer output (the input's type) rounds to nearest, ties away from
+    zero, and saturates (values from DALI 2.4 on the same points); another dtype is an error."""
+    pts = np.array([[1, -2], [100, 300], [25536, -25536], [0, 2]], np.int16)
+    (out,) = run(lambda: [fn.coord_transform(src([pts]), M=[1.0, 0.5, 0, 1.0], T=[0.0, 0.5], dtype=types.INT16)], 1)
+    assert out[0].dtype == np.int16
+    np.testing.assert_array_equal(out[0], [[0, -2], [250, 301], [12768, -25536], [1, 3]])
+    u8 = np.array([[128, 254], [1, 2]], np.uint8)
+    (out,) = run(lambda: [fn.coord_transform(src([u8]), M=[2.0, 0, 0, 1.0], T=[0.5, -3.5], dtype=types.UINT8)], 1)
+    np.testing.assert_array_equal(out[0], [[255, 251], [3, 0]])
+    with pytest.raises(Exception, match="dtype"):
+        run(lambda: [fn.coord_transform(src([pts.astype(np.float32)]), M=[1.0], dtype=types.INT16)], 1)
+
+
 def box_mask(shape, box):
     """A mask of the pixels whose centres lie in the absolute ltrb box."""
     h, w = shape

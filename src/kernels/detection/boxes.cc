@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "kernels/tensor/cast.h"
+
 namespace sluice::kernels {
 
 void FlipBoxes(const float* in, float* out, int64_t n, bool ltrb, bool horizontal, bool vertical) {
@@ -49,16 +51,26 @@ void FlipCoords(const float* in, float* out, int64_t n, int ndim, const bool* fl
     for (int d = 0; d < ndim; ++d) out[i + d] = flip[d] ? 2.f * center[d] - in[i + d] : in[i + d];
 }
 
-void TransformCoords(const float* in, float* out, int64_t n, int in_dim, int out_dim, const double* M, const double* T) {
-  std::vector<double> p(static_cast<size_t>(in_dim));
+template <typename In, typename Out>
+void TransformCoords(const In* in, Out* out, int64_t n, int in_dim, int out_dim, const float* M, const float* T) {
+  std::vector<float> p(static_cast<size_t>(in_dim));
   for (int64_t i = 0; i < n; ++i) {
-    for (int k = 0; k < in_dim; ++k) p[k] = in[i * in_dim + k];  // copied first: in may be out
+    for (int k = 0; k < in_dim; ++k) p[k] = static_cast<float>(in[i * in_dim + k]);  // copied first: in may be out
     for (int r = 0; r < out_dim; ++r) {
-      double s = T[r];
-      for (int k = 0; k < in_dim; ++k) s += M[r * in_dim + k] * p[k];
-      out[i * out_dim + r] = static_cast<float>(s);
+      float s = M[r * in_dim] * p[0];
+      for (int k = 1; k < in_dim; ++k) s += M[r * in_dim + k] * p[k];
+      s += T[r];
+      out[i * out_dim + r] = CastValue<Out>(s);
     }
   }
 }
+
+template void TransformCoords<float, float>(const float*, float*, int64_t, int, int, const float*, const float*);
+template void TransformCoords<int16_t, float>(const int16_t*, float*, int64_t, int, int, const float*, const float*);
+template void TransformCoords<int16_t, int16_t>(const int16_t*, int16_t*, int64_t, int, int, const float*, const float*);
+template void TransformCoords<uint8_t, float>(const uint8_t*, float*, int64_t, int, int, const float*, const float*);
+template void TransformCoords<uint8_t, uint8_t>(const uint8_t*, uint8_t*, int64_t, int, int, const float*, const float*);
+template void TransformCoords<int32_t, float>(const int32_t*, float*, int64_t, int, int, const float*, const float*);
+template void TransformCoords<int32_t, int32_t>(const int32_t*, int32_t*, int64_t, int, int, const float*, const float*);
 
 }  // namespace sluice::kernels

@@ -3,7 +3,7 @@
 // Boxes are 4 floats: ltrb = [left, top, right, bottom], or xywh = [x, y, width, height] (top-left
 // corner and size). Coordinates are whatever the caller uses (relative or absolute); the functions
 // never clip unless they say so. All functions are pure and accept in == out; only TransformCoords
-// allocates (in_dim doubles of scratch).
+// allocates (in_dim floats of scratch).
 #pragma once
 #include <cstdint>
 
@@ -48,7 +48,11 @@ void PasteBoxes(const float* in, float* out, int64_t n, bool ltrb, float ratio, 
 // c' = 2 * center[d] - c.
 void FlipCoords(const float* in, float* out, int64_t n, int ndim, const bool* flip, const float* center);
 
-// coord_transform: out (n points of out_dim) = M (out_dim x in_dim, row-major) * in + T, in double.
-void TransformCoords(const float* in, float* out, int64_t n, int in_dim, int out_dim, const double* M, const double* T);
+// coord_transform: out (n points of out_dim) = M (out_dim x in_dim, row-major) * in + T, in float
+// as DALI's TransformPointsCPU (each row: M[r][0] * p[0], then += M[r][k] * p[k], then + T[r]);
+// integer outputs rounded to nearest, ties away from zero, and saturated (DALI's ConvertSat).
+// In: float, int16, uint8 or int32; Out: float or In (explicitly instantiated for those pairs).
+template <typename In, typename Out>
+void TransformCoords(const In* in, Out* out, int64_t n, int in_dim, int out_dim, const float* M, const float* T);
 
 }  // namespace sluice::kernels

@@ -1,4 +1,8 @@
 // coord_flip and coord_transform: DALI's point operators ([N, D] coordinates per sample).
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "kernels/detection/boxes.h"
 #include "operators/detection/box_input.h"
 #include "operators/registry.h"
@@ -54,7 +58,7 @@ class CoordFlipOp : public Operator {
 
 class CoordTransformOp : public Operator {
  public:
-  explicit CoordTransformOp(const OpSpec& spec) : Operator(spec) {
+  explicit CoordTransformOp(const OpSpec& spec) : Operator(spec), out_type_(Arg<DType>("dtype")) {
     if (HasArg("MT") && (HasArg("M") || HasArg("T"))) ThrowArgError("MT", "cannot be combined with M or T");
   }
   std::vector<OutputDesc> Setup(Workspace& ws) override {
@@ -65,8 +69,12 @@ class CoordTransformOp : public Operator {
     m_.assign(static_cast<size_t>(n), {});
     t_.assign(static_cast<size_t>(n), {});
     out_dim_.assign(static_cast<size_t>(n), 0);
+    // DALI: the output is float or the input's own type (rounded, saturated).
+    if (out_type_ != DType::kFloat32 && out_type_ != in.dtype())
+      ThrowArgError("dtype", std::string(ToString(out_type_)) + " is neither float32 nor the input's type (" +
+                                 std::string(ToString(in.dtype())) + ")");
     OutputDesc d;
-    d.dtype = DType::kFloat32;
+    d.dtype = out_type_;
     for (int i = 0; i < n; ++i) {
       const auto k = static_cast<size_t>(i);
       const int64_t in_dim = in.shape(i)[1];
@@ -121,11 +129,27 @@ class CoordTransformOp : public Operator {
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
     const auto k = static_cast<size_t>(i);
-    kernels::TransformCoords(in.sample<float>(i), ws.Output(0).mutable_sample<float>(i), in.shape(i)[0],
-                             static_cast<int>(in.shape(i)[1]), static_cast<int>(out_dim_[k]), m_[k].data(), t_[k].data());
+    const std::vector<float> m(m_[k].begin(), m_[k].end()), t(t_[k].begin(), t_[k].end());  // DALI's float matrix
+    const int64_t points = in.shape(i)[0];
+    const int in_dim = static_cast<int>(in.shape(i)[1]), out_dim = static_cast<int>(out_dim_[k]);
+    TensorList& out = ws.Output(0);
+    auto run = [&](auto in_tag) {
+      using In = decltype(in_tag);
+      if (out_type_ == DType::kFloat32)
+        kernels::TransformCoords(in.sample<In>(i), out.mutable_sample<float>(i), points, in_dim, out_dim, m.data(), t.data());
+      else
+        kernels::TransformCoords(in.sample<In>(i), out.mutable_sample<In>(i), points, in_dim, out_dim, m.data(), t.data());
+    };
+    switch (in.dtype()) {
+      case DType::kFloat32: run(float{}); break;
+      case DType::kInt16: run(int16_t{}); break;
+      case DType::kUInt8: run(uint8_t{}); break;
+      default: run(int32_t{}); break;  // the schema admits only these four
+    }
   }
 
  private:
+  const DType out_type_;
   std::vector<std::vector<double>> m_, t_;
   std::vector<int64_t> out_dim_;
 };
@@ -149,16 +173,19 @@ SLUICE_REGISTER_OPERATORS(RegisterCoordOps) {
       .Factory("cpu", MakeFactory<CoordFlipOp>());
   r.Register(std::move(flip));
   OpSchema tr("coord_transform");
-  tr.Doc("Applies an affine transform to points: out = M * in + T (in double, output float), with M out_dim x in_dim "
+  tr.Doc("Applies an affine transform to points: out = M * in + T (in float, as DALI), with M out_dim x in_dim "
          "(a scalar M: M times the identity) and T out_dim (a scalar T: broadcast), or MT = [M | T] "
          "out_dim x (in_dim + 1) in one argument, e.g. from transforms.*.")
-      .Input("coordinates", "float [N, in_dim] points.", {DType::kFloat32})
-      .Output("transformed", "float [N, out_dim] points.")
+      .Input("coordinates", "[N, in_dim] points: float32, int16, uint8 or int32 (as DALI).",
+             {DType::kFloat32, DType::kInt16, DType::kUInt8, DType::kInt32})
+      .Output("transformed", "[N, out_dim] points of type dtype.")
       .Arg("M", ArgType::kFloatList, std::vector<double>{}, "The matrix, row-major (default: the identity).", true)
       .Arg("T", ArgType::kFloatList, std::vector<double>{}, "The translation (default: 0).", true)
       .Arg("MT", ArgType::kFloatList, std::vector<double>{}, "[M | T] row-major, out_dim x (in_dim + 1).", true)
-      .Arg("dtype", ArgType::kDType, std::string("float32"), "Output type; only float32 is supported.")
-      .Enum({"float32"})
+      .Arg("dtype", ArgType::kDType, std::string("float32"),
+           "Output type: float32, or the input's type (then rounded to nearest, ties away from zero, and "
+           "saturated, as DALI).")
+      .Enum({"float32", "int16", "uint8", "int32"})
       .Factory("cpu", MakeFactory<CoordTransformOp>());
   r.Register(std::move(tr));
 }
