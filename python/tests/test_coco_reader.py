@@ -115,6 +115,27 @@ def test_boxes_labels_ids_polygons_match_pycocotools(coco_set, ltrb, ratio, incl
         np.testing.assert_allclose(vertices[k], np.array(want_verts, np.float32).reshape(-1, 2), rtol=1e-6, atol=1e-6)
 
 
+def dali_label_mask(anns, labels, h, w):
+    """pycocotools' masks combined by DALI's rule: per label the union of its objects' polygons
+    (rasterised from float32 vertices, as DALI stores them), else its last RLE mask; labels painted
+    in ascending order (the higher wins where they overlap, but for the overlap of the runs reaching
+    the last pixel, which DALI's merge leaves to the lower label: coco_label_masks.h)."""
+    mask_api = pytest.importorskip("pycocotools.mask")
+    out = np.zeros((h, w), np.int32)
+    for label in sorted(set(labels.tolist())):
+        polys = [np.array(p, np.float32).astype(np.float64).tolist() for a, l in zip(anns, labels)
+                 if l == label and isinstance(a["segmentation"], list) for p in a["segmentation"]]
+        rles = [a["segmentation"] for a, l in zip(anns, labels) if l == label and isinstance(a["segmentation"], dict)]
+        if polys:
+            m = mask_api.decode(mask_api.merge(mask_api.frPyObjects(polys, h, w)))
+        elif rles:
+            m = mask_api.decode(mask_api.frPyObjects(rles[-1], h, w))
+        else:
+            continue
+        out[m.astype(bool)] = label
+    return out
+
+
 def test_pixelwise_masks_match_ann_to_mask(coco_set):
     root, ann = coco_set
     ref = reference(ann)
@@ -123,13 +144,7 @@ def test_pixelwise_masks_match_ann_to_mask(coco_set):
     for k, (info, _, rlabels, anns, coco) in enumerate(ref):
         assert masks[k].shape == (info["height"], info["width"], 1) and masks[k].dtype == np.int32
         got = masks[k][..., 0]
-        want = np.zeros_like(got)
-        for label in sorted(set(rlabels.tolist())):  # the higher label wins where labels overlap
-            union = np.zeros(got.shape, bool)
-            for a, l in zip(anns, rlabels):
-                if l == label:
-                    union |= coco.annToMask(a).astype(bool)
-            want[union] = label
+        want = dali_label_mask(anns, rlabels, info["height"], info["width"])
         for label in sorted(set(rlabels.tolist())):
             a, b = got == label, want == label
             if b.sum() == 0:
@@ -137,13 +152,31 @@ def test_pixelwise_masks_match_ann_to_mask(coco_set):
             iou = (a & b).sum() / (a | b).sum()
             assert iou >= 0.99, (info["file_name"], label, iou)
             checked += 1
-        # COCO's rasterisation rule is implemented, so the masks are the same pixel for pixel.
+        # COCO's rasterisation rule is implemented, so the masks are the same pixel for pixel (the
+        # merge's last-run quirk is exercised by the DALI goldens, test_dali_goldens_detection.py).
         np.testing.assert_array_equal(got, want)
     assert checked > 20
 
 
+def test_lowest_label_without_mask_is_skipped(tmp_path):
+    """A deliberate difference (docs/dali-compatibility.md): DALI outputs an all-zero mask when the
+    lowest label has no mask (an object with an empty "segmentation"); Sluice skips that label."""
+    (tmp_path / "a.jpg").write_bytes(b"x")
+    anns = [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2], "iscrowd": 0, "segmentation": []},
+            {"id": 2, "image_id": 1, "category_id": 2, "bbox": [1, 1, 3, 3], "iscrowd": 0,
+             "segmentation": [[1, 1, 4, 1, 4, 4, 1, 4]]}]
+    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": 5, "height": 6}], "annotations": anns,
+           "categories": [{"id": 1}, {"id": 2}]}
+    (tmp_path / "a.json").write_text(json.dumps(doc))
+    (got,) = run_all(coco_pipe(str(tmp_path), str(tmp_path / "a.json"), batch=1, pixelwise_masks=True), 1)[3:4]
+    want = np.zeros((6, 5), np.int32)
+    want[1:4, 1:4] = 2  # DALI 2.4: all zeros
+    np.testing.assert_array_equal(got[0][..., 0], want)
+
+
 def test_masks_of_single_objects_match_pycocotools_for_awkward_polygons(tmp_path):
-    """Polygons with vertices outside the image, on pixel edges, concave and tiny: annToMask exactly."""
+    """Polygons with vertices outside the image, on pixel edges, concave and tiny: annToMask of the
+    float32 vertices (as DALI stores them) exactly."""
     mask_api = pytest.importorskip("pycocotools.mask")
     from PIL import Image
     Image.new("RGB", (37, 23), (1, 2, 3)).save(tmp_path / "a.png")
@@ -161,7 +194,7 @@ def test_masks_of_single_objects_match_pycocotools_for_awkward_polygons(tmp_path
         path = tmp_path / f"a{k}.json"
         path.write_text(json.dumps(one))
         (got,) = run_all(coco_pipe(str(tmp_path), str(path), batch=1, pixelwise_masks=True), 1)[3:4]
-        rle = mask_api.frPyObjects([p], 23, 37)
+        rle = mask_api.frPyObjects([np.array(p, np.float32).astype(np.float64).tolist()], 23, 37)  # DALI's float vertices
         want = mask_api.decode(mask_api.merge(rle)).astype(bool)
         np.testing.assert_array_equal(got[0][..., 0] > 0, want, err_msg=str(p))
 
