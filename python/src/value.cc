@@ -18,12 +18,21 @@ namespace {
 std::string TypeName(nb::handle v) { return nb::cast<std::string>(nb::type_name(v.type())); }
 
 [[noreturn]] void Unsupported(nb::handle v) {
-  throw Error("expected a bool, int, float, str, or a list of ints, floats or strs, got " +
+  throw Error("expected a bool, int, float, str, a list of ints, floats or strs, or a NumPy array or scalar, got " +
               nb::cast<std::string>(nb::repr(v)) + " (a " + TypeName(v) + ")");
 }
 
 // NumPy scalars and arrays (anything with a dtype and tolist()) become the equivalent Python values.
 bool IsArrayLike(nb::handle v) { return nb::hasattr(v, "dtype") && nb::hasattr(v, "tolist"); }
+
+// An array's elements as Python values: a 0-d array or NumPy scalar gives a scalar, any other array
+// a flat list in C order. DALI takes N-d arrays where an argument is a tensor (multi_paste's
+// in_anchors as [K, 2], ...); Sluice's list arguments hold that tensor's elements flat.
+nb::object ArrayToPython(nb::handle v) {
+  if (nb::hasattr(v, "ndim") && nb::hasattr(v, "reshape") && nb::cast<int64_t>(v.attr("ndim")) >= 2)
+    return v.attr("reshape")(-1).attr("tolist")();
+  return v.attr("tolist")();
+}
 
 // A scalar: bool, int (as int64), float, str; NumPy scalars and 0-d arrays likewise.
 std::optional<Value> ScalarFromPython(nb::handle v) {
@@ -44,7 +53,7 @@ Value ListFromPython(nb::handle seq, nb::handle original, std::optional<ArgType>
   std::vector<Value> items;
   for (nb::handle item : seq) {
     nb::object x = nb::borrow(item);
-    if (!ScalarFromPython(x) && IsArrayLike(x)) x = x.attr("tolist")();  // a NumPy scalar
+    if (!ScalarFromPython(x) && IsArrayLike(x)) x = ArrayToPython(x);  // a NumPy scalar or 0-d array
     std::optional<Value> s = ScalarFromPython(x);
     if (!s) Unsupported(original);
     items.push_back(std::move(*s));
@@ -87,7 +96,7 @@ Value ValueFromPython(nb::handle v, std::optional<ArgType> empty_list_as) {
   if (std::optional<Value> s = ScalarFromPython(v)) return *s;
   if (PyList_Check(v.ptr()) || PyTuple_Check(v.ptr())) return ListFromPython(v, v, empty_list_as);
   if (IsArrayLike(v)) {
-    nb::object py = v.attr("tolist")();  // a 0-d array or NumPy scalar: a scalar; 1-D: a list
+    nb::object py = ArrayToPython(v);  // a 0-d array or NumPy scalar: a scalar; else a flat list
     if (std::optional<Value> s = ScalarFromPython(py)) return *s;
     if (PyList_Check(py.ptr())) return ListFromPython(py, v, empty_list_as);
   }
