@@ -1,8 +1,9 @@
 // multi_paste: DALI's MultiPaste. Output sample i is a zeroed output_size[i] canvas (default: input
 // sample i's height and width) with the channels of the input, onto which regions of batch samples
 // in_ids[i][k] are copied in order (a later region covers an earlier one): from in_anchors (or
-// in_anchors_rel, fractions of the source) of size shapes (or shapes_rel; default the rest of the
-// source from the anchor) to out_anchors (or out_anchors_rel; default 0). Anchors and shapes are
+// in_anchors_rel, fractions of the source, rounded down) of size shapes (or shapes_rel, rounded up;
+// default the rest of the source from the anchor) to out_anchors (or out_anchors_rel, rounded down;
+// default 0), DALI's rounding in float. Anchors and shapes are
 // [y, x] / [h, w] per region, flattened per sample. A region outside its source or the canvas, or a
 // source with other channels, is an error naming the sample and the region. dtype converts with
 // saturation.
@@ -78,12 +79,28 @@ class MultiPasteOp : public Operator {
           throw Error("sample " + std::to_string(i) + ", region " + std::to_string(r) + ": sample " + std::to_string(s) + " has " +
                       std::to_string(in.shape(static_cast<int>(s))[2]) + " channels, the canvas " + std::to_string(c));
         double iy = 0, ix = 0, h = -1, w = -1, oy = 0, ox = 0;
+        // DALI's relative values: fractions in [0, 1] of the extent, multiplied in float; anchors
+        // rounded down and shapes up (so that anchor 0.5 + shape 0.5 fits the source).
+        auto rel = [&](const char* name, double f, int64_t extent, bool up) {
+          if (!(f >= 0 && f <= 1)) ThrowPerSample(name, i, "region " + std::to_string(r) + ": " + std::to_string(f) + " is not in [0, 1]");
+          const float v = static_cast<float>(extent) * static_cast<float>(f);
+          return static_cast<double>(up ? std::ceil(v) : std::floor(v));
+        };
         if (HasArg("in_anchors")) pair("in_anchors", in_a[k], r, iy, ix);
-        if (HasArg("in_anchors_rel")) pair("in_anchors_rel", in_ar[k], r, iy, ix), iy *= sh_, ix *= sw;
+        if (HasArg("in_anchors_rel")) {
+          pair("in_anchors_rel", in_ar[k], r, iy, ix);
+          iy = rel("in_anchors_rel", iy, sh_, false), ix = rel("in_anchors_rel", ix, sw, false);
+        }
         if (HasArg("shapes")) pair("shapes", sh[k], r, h, w);
-        if (HasArg("shapes_rel")) pair("shapes_rel", shr[k], r, h, w), h *= sh_, w *= sw;
+        if (HasArg("shapes_rel")) {
+          pair("shapes_rel", shr[k], r, h, w);
+          h = rel("shapes_rel", h, sh_, true), w = rel("shapes_rel", w, sw, true);
+        }
         if (HasArg("out_anchors")) pair("out_anchors", out_a[k], r, oy, ox);
-        if (HasArg("out_anchors_rel")) pair("out_anchors_rel", out_ar[k], r, oy, ox), oy *= oh, ox *= ow;
+        if (HasArg("out_anchors_rel")) {
+          pair("out_anchors_rel", out_ar[k], r, oy, ox);
+          oy = rel("out_anchors_rel", oy, oh, false), ox = rel("out_anchors_rel", ox, ow, false);
+        }
         Region g{static_cast<int>(s), std::llround(iy), std::llround(ix), 0, 0, std::llround(oy), std::llround(ox)};
         g.h = h < 0 ? sh_ - g.in_y : std::llround(h);
         g.w = w < 0 ? sw - g.in_x : std::llround(w);
