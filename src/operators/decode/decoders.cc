@@ -7,6 +7,7 @@
 #include "operators/crop/crop_args.h"
 #include "operators/crop/random_crop_args.h"
 #include "operators/registry.h"
+#include "operators/slice/slice_window.h"
 
 namespace sluice {
 namespace {
@@ -46,25 +47,23 @@ class FixedWindow : public DecodeWindow {
   CropArgs crop_;
 };
 
-// decoders.image_slice: the window given by the anchor and shape inputs (as slice's positional
-// inputs, in the order of axis_names / axes; float values relative to the extent when
-// normalized_anchor / normalized_shape, integers absolute), with slice's rounding: start =
-// llround(anchor), end = llround(anchor + shape) (relative: llround((a + s) * extent)).
+// decoders.image_slice: slice's window (operators/slice/slice_window.h: the named arguments
+// start|rel_start with end|rel_end|shape|rel_shape, or the anchor and shape inputs, in the order of
+// axis_names / axes), with slice's rounding: start = llround(start), end = llround(end).
 // out_of_bounds_policy "error" (DALI's default) rejects a window outside the image,
 // "trim_to_shape" trims it; "pad" cannot be decoded and is rejected when the pipeline is built.
 class SliceWindow : public DecodeWindow {
  public:
   explicit SliceWindow(const Operator& op)
-      : normalized_anchor_(op.Arg<bool>("normalized_anchor")),
-        normalized_shape_(op.Arg<bool>("normalized_shape")),
-        trim_(op.Arg<std::string>("out_of_bounds_policy") == "trim_to_shape") {
+      : window_(op), trim_(op.Arg<std::string>("out_of_bounds_policy") == "trim_to_shape") {
     if (op.Arg<std::string>("out_of_bounds_policy") == "pad")
       op.ThrowArgError("out_of_bounds_policy", "\"pad\" is not supported by the decoder (decode, then use slice)");
-    // Which image axis (0: H, 1: W) each value of anchor/shape is for.
+    // Which image axis (0: H, 1: W) each window value is for.
     if (op.HasArg("axes") && !op.HasArg("axis_names")) {
       for (int64_t a : op.Arg<std::vector<int64_t>>("axes")) {
-        if (a != 0 && a != 1) op.ThrowArgError("axes", "only the image's height (0) and width (1) can be sliced");
-        axes_.push_back(static_cast<int>(a));
+        if (a != 0 && a != 1 && a != -3 && a != -2)
+          op.ThrowArgError("axes", "only the image's height (0) and width (1) can be sliced");
+        axes_.push_back(a == 0 || a == -3 ? 0 : 1);
       }
     } else {
       for (char c : op.Arg<std::string>("axis_names")) {
@@ -73,50 +72,17 @@ class SliceWindow : public DecodeWindow {
       }
     }
     if (axes_.empty() || axes_.size() > 2 || (axes_.size() == 2 && axes_[0] == axes_[1]))
-      op.ThrowArgError("axis_names", "expected one or two distinct axes among H and W");
+      op.ThrowArgError(op.HasArg("axes") && !op.HasArg("axis_names") ? "axes" : "axis_names",
+                       "expected one or two distinct axes among H and W");
   }
-  void PrepareBatch(const Operator& op, const Workspace& ws) override {
-    const TensorList& anchor = ws.Input(1);
-    const TensorList& shape = ws.Input(2);
-    const int n = ws.Input(0).num_samples();
-    if (anchor.num_samples() != n || shape.num_samples() != n)
-      throw Error("the anchor and shape inputs must have one sample per image");
-    if (anchor.dtype() != shape.dtype())
-      throw Error("the anchor and shape inputs must have the same type, got " + std::string(ToString(anchor.dtype())) +
-                  " and " + std::string(ToString(shape.dtype())));
-    const bool is_float = anchor.dtype() == DType::kFloat32 || anchor.dtype() == DType::kFloat64 ||
-                          anchor.dtype() == DType::kFloat16;
-    rel_anchor_ = is_float && normalized_anchor_;
-    rel_shape_ = is_float && normalized_shape_;
-    values_.assign(static_cast<size_t>(n), {});
-    const auto na = static_cast<int64_t>(axes_.size());
-    for (int i = 0; i < n; ++i) {
-      if (anchor.shape(i).num_elements() != na || shape.shape(i).num_elements() != na)
-        throw Error("sample " + std::to_string(i) + ": anchor and shape need " + std::to_string(na) +
-                    " values (one per sliced axis), got " + std::to_string(anchor.shape(i).num_elements()) + " and " +
-                    std::to_string(shape.shape(i).num_elements()));
-      for (int64_t k = 0; k < na; ++k) {
-        values_[static_cast<size_t>(i)].push_back(detail::ReadElement<double>(anchor, i, k));
-        values_[static_cast<size_t>(i)].push_back(detail::ReadElement<double>(shape, i, k));
-      }
-    }
-  }
-  std::optional<kernels::CropWindow> Window(const Operator&, const Workspace&, int i, int h, int w) const override {
+  void PrepareBatch(const Operator&, const Workspace& ws) override { window_.Prepare(ws, 1); }
+  std::optional<kernels::CropWindow> Window(const Operator&, const Workspace& ws, int i, int h, int w) const override {
     int64_t lo[2] = {0, 0}, hi[2] = {h, w};
-    const auto& v = values_[static_cast<size_t>(i)];
+    std::string window_arg;
     for (size_t k = 0; k < axes_.size(); ++k) {
       const int axis = axes_[k];
-      const double extent = axis == 0 ? h : w, a = v[2 * k], s = v[2 * k + 1];
-      if (!std::isfinite(a) || !std::isfinite(s) || s < 0 || std::abs(a) > 1e15 || std::abs(s) > 1e15)
-        throw Error("the slice anchor/shape (" + std::to_string(a) + ", " + std::to_string(s) + ") is not valid");
       double start, end;
-      if (rel_anchor_ && rel_shape_) {
-        start = a * extent;
-        end = (a + s) * extent;
-      } else {
-        start = rel_anchor_ ? a * extent : a;
-        end = start + (rel_shape_ ? s * extent : s);
-      }
+      window_.Resolve(ws, i, axes_.size(), k, axis == 0 ? h : w, start, end, window_arg);
       lo[axis] = std::llround(start);
       hi[axis] = std::llround(end);
     }
@@ -139,10 +105,9 @@ class SliceWindow : public DecodeWindow {
   }
 
  private:
-  const bool normalized_anchor_, normalized_shape_, trim_;
+  SliceWindowArgs window_;
+  const bool trim_;
   std::vector<int> axes_;
-  bool rel_anchor_ = true, rel_shape_ = true;
-  std::vector<std::vector<double>> values_;  // per sample: anchor, shape per axis
 };
 
 }  // namespace
@@ -183,18 +148,29 @@ SLUICE_REGISTER_OPERATORS(RegisterDecoders) {
   r.Register(std::move(AddDecoderArgs(crop, /*windowed=*/true)));
 
   OpSchema slice("decoders.image_slice");
-  slice.Doc("Decodes the window given by the anchor and shape inputs (as slice's, e.g. random_bbox_crop's outputs), "
-            "decoding only that window: JPEG rows above and below it are skipped and columns cropped to iMCU "
-            "boundaries.")
+  slice.Doc("Decodes a slice of each image: slice's window (named arguments start or rel_start with end, rel_end, "
+            "shape or rel_shape, or the anchor and shape inputs, e.g. random_bbox_crop's outputs), decoding only that "
+            "window: JPEG rows above and below it are skipped and columns cropped to iMCU boundaries.")
       .Factory("cpu", MakeFactory<ImageDecoderOp>());
   AddDecoderArgs(slice, /*windowed=*/true)
       .Input("anchor", "The window's start per sliced axis (float: relative with normalized_anchor; integer: pixels).")
-      .Input("shape", "The window's extent per sliced axis (float: relative with normalized_shape; integer: pixels).")
-      .Arg("axis_names", ArgType::kString, std::string("WH"), "The axes anchor and shape refer to, in their order.")
+      .Input("shape_input", "The window's extent per sliced axis (float: relative with normalized_shape; integer: pixels).")
+      .OptionalInputs(2)
+      .Arg("start", ArgType::kFloatList, std::vector<double>{}, "Slice start coordinates (pixels), per sliced axis.", true)
+      .Arg("rel_start", ArgType::kFloatList, std::vector<double>{}, "Slice start coordinates (fractions of the extent).", true)
+      .Arg("end", ArgType::kFloatList, std::vector<double>{}, "Slice end coordinates (pixels, exclusive).", true)
+      .Arg("rel_end", ArgType::kFloatList, std::vector<double>{}, "Slice end coordinates (fractions of the extent).", true)
+      .Arg("shape", ArgType::kFloatList, std::vector<double>{}, "Slice shape (pixels).", true)
+      .Min(0)
+      .Arg("rel_shape", ArgType::kFloatList, std::vector<double>{}, "Slice shape (fractions of the extent).", true)
+      .Min(0)
+      .Exclusive({"start", "rel_start"})
+      .Exclusive({"end", "rel_end", "shape", "rel_shape"})
+      .Arg("axis_names", ArgType::kString, std::string("WH"), "The axes the window values refer to, in their order.")
       .Arg("axes", ArgType::kIntList, std::vector<int64_t>{1, 0},
            "The axes as indices of HWC (used when given without axis_names).")
-      .Arg("normalized_anchor", ArgType::kBool, true, "A float anchor is relative to the image's extent.")
-      .Arg("normalized_shape", ArgType::kBool, true, "A float shape is relative to the image's extent.")
+      .Arg("normalized_anchor", ArgType::kBool, true, "A float anchor input is relative to the image's extent.")
+      .Arg("normalized_shape", ArgType::kBool, true, "A float shape input is relative to the image's extent.")
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"),
            "A window outside the image: \"error\" or \"trim_to_shape\" (\"pad\" is not supported when decoding).")
       .Enum({"error", "trim_to_shape", "pad"})

@@ -8,13 +8,12 @@
 
 #include "kernels/crop/crop_window.h"
 #include "operators/slice/slice_pad_util.h"
+#include "operators/slice/slice_window.h"
 #include "operators/crop/crop_args.h"
 #include "operators/registry.h"
 
 namespace sluice {
 namespace {
-
-const char* const kNamed[] = {"start", "rel_start", "end", "rel_end", "shape", "rel_shape"};
 
 class SliceOp : public Operator {
  public:
@@ -22,31 +21,17 @@ class SliceOp : public Operator {
       : Operator(spec),
         policy_(ReadOutOfBoundsPolicy(*this)),
         fill_(Arg<std::vector<double>>("fill_values")),
-        normalized_anchor_(Arg<bool>("normalized_anchor")),
-        normalized_shape_(Arg<bool>("normalized_shape")) {
-    for (const char* n : kNamed) named_ = named_ || HasArg(n);
-  }
+        window_(*this) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     const int n = in.num_samples();
-    const bool positional = ws.num_inputs() == 3;
-    if (ws.num_inputs() == 2)
-      throw Error("slice takes the anchor and shape inputs together (data, anchor, shape), got only one of them");
-    if (positional && named_)
-      ThrowArgError(FirstNamed(), "the named slice arguments (start/end/shape...) cannot be combined with the anchor and "
-                                  "shape inputs");
-    if (!positional && !named_)
-      throw Error("slice needs a window: named arguments (start/rel_start with end/rel_end/shape/rel_shape) or the "
-                  "anchor and shape inputs");
+    window_.Prepare(ws, 1);
     out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in.dtype();
     specs_.assign(static_cast<size_t>(n), {});
     OutputDesc d;
     d.dtype = out_type_;
     d.layout = in.layout();
-    std::vector<std::vector<double>> args[6];
-    if (!positional)
-      for (int k = 0; k < 6; ++k) args[k] = PerSampleListArg<double>(ws, kNamed[k]);
     for (int i = 0; i < n; ++i) {
       const TensorShape& s = in.shape(i);
       const int ndim = s.ndim();
@@ -59,18 +44,8 @@ class SliceOp : public Operator {
       for (size_t a = 0; a < axes.size(); ++a) {
         const auto dim = static_cast<size_t>(axes[a]);
         const double extent = static_cast<double>(s[axes[a]]);
-        double start = 0, end = extent;
-        if (positional) {
-          window_arg = "anchor";
-          Positional(ws, i, axes.size(), a, extent, start, end);
-        } else {
-          Named(args, i, axes.size(), a, extent, start, end, window_arg);
-        }
-        if (!std::isfinite(start) || !std::isfinite(end) || std::abs(start) > 9e18 || std::abs(end) > 9e18)
-          ThrowPerSample(window_arg, i, "the slice coordinates are not finite or out of range");
-        if (end < start)
-          ThrowPerSample(window_arg, i, "the end (" + std::to_string(end) + ") is before the start (" + std::to_string(start) +
-                                            ") along axis " + std::to_string(dim));
+        double start, end;
+        window_.Resolve(ws, i, axes.size(), a, extent, start, end, window_arg);
         sp.anchor[dim] = std::llround(start);
         sp.out_shape[dim] = std::llround(end) - sp.anchor[dim];
       }
@@ -106,75 +81,12 @@ class SliceOp : public Operator {
   }
 
  private:
-  std::string FirstNamed() const {
-    for (const char* n : kNamed)
-      if (HasArg(n)) return n;
-    return "start";
-  }
-
   // DALI: axis_names (default "WH") unless only axes is given. Without a layout, and axis_names
   // not given, the axes argument (default [1, 0]) is used.
   std::vector<int> Axes(const std::string& layout, int ndim) const {
     if (HasArg("axis_names") || (!HasArg("axes") && !layout.empty()))
       return AxesFromNames(*this, "axis_names", Arg<std::string>("axis_names"), layout);
     return NormalizeAxes(*this, "axes", Arg<std::vector<int>>("axes"), ndim);
-  }
-
-  void Positional(const Workspace& ws, int i, size_t naxes, size_t a, double extent, double& start, double& end) const {
-    const TensorList& an = ws.Input(1);
-    const TensorList& sh = ws.Input(2);
-    if (an.num_samples() != ws.batch_size() || sh.num_samples() != ws.batch_size())
-      ThrowArgError("anchor", "the anchor and shape inputs must have one sample per data sample");
-    const int64_t na = an.shape(i).num_elements(), ns = sh.shape(i).num_elements();
-    if (na != static_cast<int64_t>(naxes) || ns != static_cast<int64_t>(naxes))
-      ThrowPerSample(na != static_cast<int64_t>(naxes) ? "anchor" : "shape", i,
-                     "expected " + std::to_string(naxes) + " values (one per sliced axis), got anchor " + std::to_string(na) +
-                         " and shape " + std::to_string(ns));
-    if (an.dtype() != sh.dtype())
-      ThrowArgError("anchor", "the anchor and shape inputs must have the same type, got " + std::string(ToString(an.dtype())) +
-                                  " and " + std::string(ToString(sh.dtype())));
-    const bool is_float = an.dtype() == DType::kFloat32 || an.dtype() == DType::kFloat64 || an.dtype() == DType::kFloat16;
-    const bool norm_a = is_float && normalized_anchor_, norm_s = is_float && normalized_shape_;
-    double av = detail::ReadElement<double>(an, i, static_cast<int64_t>(a));
-    double sv = detail::ReadElement<double>(sh, i, static_cast<int64_t>(a));
-    if (sv < 0) ThrowPerSample("shape", i, "negative slice shape " + std::to_string(sv));
-    if (norm_a && norm_s) {  // DALI: multiply once after the sum
-      end = (av + sv) * extent;
-      start = av * extent;
-    } else {
-      start = norm_a ? av * extent : av;
-      end = start + (norm_s ? sv * extent : sv);
-    }
-  }
-
-  void Named(const std::vector<std::vector<double>>* args, int i, size_t naxes, size_t a, double extent, double& start,
-             double& end, std::string& window_arg) const {
-    const auto k = static_cast<size_t>(i);
-    auto value = [&](int idx) -> const std::vector<double>* {
-      const auto& v = args[idx][k];
-      if (v.empty()) return nullptr;
-      if (v.size() != naxes)
-        ThrowPerSample(kNamed[idx], i, "expected " + std::to_string(naxes) + " values (one per sliced axis), got " +
-                                           std::to_string(v.size()));
-      if (window_arg.empty()) window_arg = kNamed[idx];
-      return &v;
-    };
-    const auto* st = value(0);
-    const auto* rst = value(1);
-    if (st) start = (*st)[a];
-    else if (rst) start = (*rst)[a] * extent;
-    if (const auto* e = value(2)) {
-      end = (*e)[a];
-    } else if (const auto* re = value(3)) {
-      end = (*re)[a] * extent;
-    } else if (const auto* sh = value(4)) {
-      if ((*sh)[a] < 0) ThrowPerSample("shape", i, "negative slice shape " + std::to_string((*sh)[a]));
-      end = start + (*sh)[a];
-    } else if (const auto* rsh = value(5)) {
-      if ((*rsh)[a] < 0) ThrowPerSample("rel_shape", i, "negative slice shape " + std::to_string((*rsh)[a]));
-      end = rst ? ((*rst)[a] + (*rsh)[a]) * extent : start + (*rsh)[a] * extent;  // DALI: one product
-    }
-    if (window_arg.empty()) window_arg = FirstNamed();
   }
 
   void ApplyPolicy(kernels::SliceSpec& sp, int i, const std::string& window_arg) const {
@@ -218,8 +130,7 @@ class SliceOp : public Operator {
 
   kernels::OutOfBoundsPolicy policy_;
   std::vector<double> fill_;
-  bool normalized_anchor_, normalized_shape_;
-  bool named_ = false;
+  SliceWindowArgs window_;
   DType out_type_ = DType::kUInt8;
   std::vector<kernels::SliceSpec> specs_;
   bool views_ = false;  // this batch's samples are views (OuterWindow for every sample)
