@@ -62,11 +62,7 @@ def main():
     cases = load_cases(args.family)
     record = {"dali_version": np.array(nvidia.dali.__version__)}
     if args.family == "detection":
-        xs = cases.inputs()
-        for i, x in enumerate(xs):
-            record[f"input/{i}"] = x
-        for name, build in cases.CASES.items():
-            record_outputs(record, name, run_case(fn, types, Pipeline, build, xs))
+        record_detection(cases, record, fn, types, Pipeline)
         save(args.family, record, nvidia.dali.__version__)
         return
     if args.family == "tensor":
@@ -120,6 +116,35 @@ def record_outputs(record, name, outs):
         for s, value in enumerate(samples):
             record[f"{name}/{o}/{s}"] = value
     print(f"{name}: {len(outs)} outputs", file=sys.stderr)
+
+
+def record_detection(cases, record, fn, types, Pipeline):
+    """The box cases on the stored boxes; the decoder cases on ENCODED_FILES; the reader cases on the
+    COCO set write_coco writes (to a temporary directory: the test writes its own, the same)."""
+    import tempfile
+
+    xs = cases.inputs()
+    for i, x in enumerate(xs):
+        record[f"input/{i}"] = x
+    for name, build in cases.CASES.items():
+        record_outputs(record, name, run_case(fn, types, Pipeline, build, xs))
+    images = os.path.join(ROOT, "tests", "data", "images")
+    encoded = [np.fromfile(os.path.join(images, f), dtype=np.uint8) for f in cases.ENCODED_FILES]
+    for name, build in cases.DECODER_CASES.items():
+        try:
+            record_outputs(record, name, run_case(fn, types, Pipeline, build, encoded))
+        except Exception as e:  # a case DALI rejects is recorded as its error, and compared as such
+            lines = [ln for ln in str(e).splitlines() if ln.strip() and "Critical error" not in ln]
+            record[f"{name}/error"] = np.array(next((ln for ln in lines if "not valid" in ln), lines[0] if lines else str(e))[:300])
+            print(f"{name}: DALI error {record[f'{name}/error']}", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as root:
+        cases.write_coco(root)
+        for name, build in cases.READER_CASES.items():
+            pipe = Pipeline(batch_size=cases.COCO_IMAGES, num_threads=1, device_id=None, seed=7)
+            with pipe:
+                pipe.set_outputs(*build(fn, root))
+            pipe.build()
+            record_outputs(record, name, [[np.array(t[i]) for i in range(cases.COCO_IMAGES)] for t in pipe.run()])
 
 
 def record_images(cases, record, fn, types, Pipeline):
