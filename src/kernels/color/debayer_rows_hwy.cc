@@ -182,6 +182,7 @@ bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* 
 template <class D16>
 HWY_INLINE void VngVector(D16 d, const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1,
                           const uint16_t* g2, int64_t x, int blue_idx, uint8_t* out) {
+  // `out` is the output pixel of column x.
   using V16 = hn::Vec<D16>;
   const hn::RebindToSigned<D16> di;
   const hn::Half<decltype(di)> dih;
@@ -260,8 +261,8 @@ HWY_INLINE void VngVector(D16 d, const uint8_t* s, int64_t w, const uint16_t* g0
   const auto red = hn::DemoteTo(d8, merge(ci, va));    // the "red" channel: own colour, or a at green
   const auto green = hn::DemoteTo(d8, merge(va, ci));  // green: a at red-or-blue pixels, own at green
   const auto blue = hn::DemoteTo(d8, vb);
-  if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out + 3 * x);
-  else hn::StoreInterleaved3(red, green, blue, d8, out + 3 * x);
+  if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out);
+  else hn::StoreInterleaved3(red, green, blue, d8, out);
 }
 
 bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
@@ -269,8 +270,8 @@ bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const
   const hn::ScalableTag<uint16_t> d;
   const int64_t per_vector = static_cast<int64_t>(hn::Lanes(d)) / 8;  // OpenCV blocks per vector
   int64_t b = 0;
-  for (; b + per_vector <= blocks; b += per_vector) VngVector(d, s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out);
-  for (; b < blocks; ++b) VngVector(hn::Full128<uint16_t>(), s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out);
+  for (; b + per_vector <= blocks; b += per_vector) VngVector(d, s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out + 24 * b);
+  for (; b < blocks; ++b) VngVector(hn::Full128<uint16_t>(), s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out + 24 * b);
   return true;
 }
 

@@ -29,7 +29,8 @@ namespace sluice::kernels::debayer_detail {
 // CPU's width holds, lanes being independent): `blocks` blocks of 8 pixels from column x0
 // (a red-or-blue pixel; lanes alternate with green) of mosaic row `s` (row stride w), with the
 // gradient planes of the rows above, at and below (g0, g1, g2: 7 planes of w values each, in the
-// order of debayer_vng.cc), writing RGB pixels at out + 3 * x0 with blue in channel blue_idx.
+// order of debayer_vng.cc), writing 8 * blocks RGB pixels from `out` (the pixel of column x0) with
+// blue in channel blue_idx.
 // False (nothing done) where the CPU has no 128-bit vectors.
 bool DebayerVngBlocks(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
                       int64_t x0, int64_t blocks, int blue_idx, uint8_t* out);
