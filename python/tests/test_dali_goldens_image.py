@@ -79,8 +79,6 @@ def compare(name, ours, theirs):
 # Cases recorded from DALI that Sluice does not match yet (issue 40, open; docs/dali-compatibility.md
 # says so under each operator). Strict: a fix makes them pass and the mark must go.
 NOT_YET_EQUAL = {
-    "clahe_luma": "luma_only on RGB goes through float L*a*b*, DALI through OpenCV's 8-bit Lab tables",
-    "clahe_luma_default_tiles": "luma_only on RGB goes through float L*a*b*, DALI through OpenCV's 8-bit Lab tables",
 }
 
 
