@@ -1,7 +1,7 @@
 // Demosaicing of a Bayer mosaic, as OpenCV's cv::cvtColor with the COLOR_Bayer** codes (what
 // DALI's CPU debayer calls for its algorithms bilinear_ocv, edgeaware_ocv, vng_ocv and gray_ocv;
-// DALI 2.4 links OpenCV 5.0, whose VNG differs from 4.x's, the others being the same), bit for bit
-// on x86-64, where OpenCV runs its 128-bit SIMD paths (their rounding is reproduced).
+// DALI 2.4 links OpenCV 5.0, whose VNG and uint8 gray differ from 4.x's), bit for bit on x86-64,
+// where OpenCV runs its 128-bit SIMD paths (their rounding is reproduced).
 //
 // Common to all: `in` is h x w (row-major), blue_position (by, bx) is where blue sits in the 2x2
 // tile that starts at the sensor's second row and column (OpenCV's naming: (0,0) BG, (0,1) GB,
@@ -24,10 +24,9 @@
 //  - DebayerGray (COLOR_Bayer**2GRAY): gray = (R * 4899 + G * 9617 + B * 1868) / 2^14 of the bilinear
 //    colours, in fixed point with the sums taken before the products (at a red or blue pixel the
 //    corners, the cross and the centre x4, shifted by 16; at green, the two pairs and the centre x2,
-//    shifted by 15; rounded to nearest). For uint8, OpenCV's SIMD path (14 pixels at a time wherever
-//    18 columns remain) truncates each of the three products before adding them and adds the top
-//    bits of two corner samples into the green sum: DebayerGray does the same there. Borders as
-//    bilinear.
+//    shifted by 15; rounded to nearest), everywhere, as OpenCV 5.0. (OpenCV 4.x's uint8 SIMD path
+//    truncated each product and differed by 1 level on many pixels; DALI 2.4 has 5.0's.) Borders
+//    as bilinear.
 //  - DebayerVng (COLOR_Bayer**2RGB_VNG, uint8 only, as OpenCV): variable number of gradients, as
 //    OpenCV 5.0. Eight gradients around each pixel (from a 5x5 neighbourhood), threshold
 //    T = min + max(max / 2, 1); every direction under T adds its colour sums, and the missing

@@ -12,10 +12,10 @@ namespace sluice::kernels::debayer_detail {
 int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
                        int64_t pairs, int own, bool edge_aware);
 
-// OpenCV's SIMD Bayer-to-gray (its 128-bit path, lane for lane): `steps` steps of 14 output pixels
-// from the three rows' column 0 (up, mid, down point at the top-left neighbour of dst[0]); each step
-// reads 16 bytes of each row and writes 16 bytes of dst (the last 2 are rewritten by the next step
-// or by the caller, as in OpenCV); a wide vector does one step per 128-bit block. rc weighs the
+// Bayer-to-gray in OpenCV's steps of 14 output pixels from the three rows' column 0 (up, mid, down
+// point at the top-left neighbour of dst[0]), with the scalar formulas exactly (as OpenCV 5's SIMD
+// code); each step reads 16 bytes of each row and writes 16 bytes of dst (the last 2 are rewritten
+// by the next step or by the caller); a wide vector does one step per 128-bit block. rc weighs the
 // corners' colour, bc the red-or-blue pixel's own.
 // False (nothing done) where the CPU has no 128-bit vectors.
 bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
