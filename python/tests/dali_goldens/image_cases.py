@@ -130,6 +130,14 @@ PIXEL_CASES = {
                                                                      dtype=types.FLOAT)],
     "laplacian_float_scale": lambda fn, types, x: [fn.laplacian(fn.cast(x, dtype=types.FLOAT), window_size=3,
                                                                 scale=[0.5, 2.0])],
+    # Per-axis windows without smoothing_size: each partial derivative smooths with its own window size.
+    "laplacian_float_w37": lambda fn, types, x: [fn.laplacian(x[:40, :50], window_size=[3, 7], dtype=types.FLOAT)],
+    "laplacian_float_w73_normalized": lambda fn, types, x: [
+        fn.laplacian(fn.cast(x[:40, :50], dtype=types.FLOAT), window_size=[7, 3], normalized_kernel=True)],
+    # DALI 2.4's largest windows (31): coefficients past 2^24, float32 summation order shows.
+    "laplacian_float_w31_normalized": lambda fn, types, x: [
+        fn.laplacian(x[:40, :50], window_size=[31, 25], smoothing_size=[29, 31], normalized_kernel=True,
+                     dtype=types.FLOAT)],
     "water_default": lambda fn, types, x: [fn.water(x)],
     "water_linear": lambda fn, types, x: [fn.water(x, ampl_x=3.5, ampl_y=2.0, freq_x=0.3, freq_y=0.2, phase_x=0.5,
                                                    phase_y=1.0, interp_type=types.INTERP_LINEAR, fill_value=9)],
