@@ -435,7 +435,10 @@ Op EqualizeOp() {
 }
 
 // debayer (DALI's four CPU algorithms): a BG Bayer mosaic of the photograph (built once per size,
-// outside the timed loop), uint8; OpenCV's cvtColor is what DALI calls, so mean_abs_diff is 0.
+// outside the timed loop), uint8; OpenCV's cvtColor is what DALI calls, so mean_abs_diff is 0, except
+// for VNG and gray against an OpenCV 4.x: Sluice's are OpenCV 5.0's (DALI 2.4's): 5's VNG pads the
+// mosaic where 4.x shifts its result by two rows, 5's gray is exact where 4.x's SIMD truncates
+// (docs/dali-compatibility.md, debayer).
 const cv::Mat& Mosaic(const cv::Mat& rgb) {
   static std::vector<cv::Mat> cache;
   for (const auto& m : cache)

@@ -1,8 +1,8 @@
-"""clahe against OpenCV 4.6's cv2.createCLAHE (what DALI's CPU clahe calls) on photographs: gray and
-per-channel (luma_only=False) images bit-exact for tile grids that divide the image and grids that
-do not (OpenCV's reflected padding); RGB with luma_only (OpenCV's RGB2Lab -> CLAHE on L -> Lab2RGB)
-within the stated tolerance, because Sluice converts to L*a*b* in float where OpenCV uses 8-bit
-fixed-point tables (its own round trip RGB -> Lab -> RGB moves pixels by up to 10 levels)."""
+"""clahe against OpenCV's cv2.createCLAHE (what DALI's CPU clahe calls) on photographs: gray,
+per-channel (luma_only=False) and RGB luma_only images (OpenCV's 8-bit RGB2Lab -> CLAHE on L ->
+Lab2RGB, as DALI) bit-exact, for tile grids that divide the image and grids that do not (OpenCV's
+reflected padding). OpenCV 4.6 (installed here) and 5.0 (DALI 2.4's) give the same bytes for all of
+these; the DALI goldens (test_dali_goldens_image.py) check the same against DALI itself."""
 import os
 
 import cv2
@@ -47,17 +47,13 @@ def test_gray_and_per_channel_are_bit_exact_with_opencv(tx, ty, clip):
 
 
 @pytest.mark.parametrize("tx, ty, clip", GRIDS)
-def test_luma_only_is_opencvs_lab_lightness_within_tolerance(tx, ty, clip):
+def test_luma_only_is_bit_exact_with_opencvs_8bit_lab_lightness(tx, ty, clip):
     rgb = [np.asarray(Image.open(p).convert("RGB")) for p in PHOTOS]
+    rgb.append(np.random.default_rng(5).integers(0, 256, (61, 83, 3), dtype=np.uint8))  # every kind of colour
     for ours, im in zip(run(rgb, tiles_x=tx, tiles_y=ty, clip_limit=clip), rgb):
         lab = cv2.cvtColor(im, cv2.COLOR_RGB2Lab)
         lab[..., 0] = opencv(lab[..., 0], tx, ty, clip)
-        ref = cv2.cvtColor(lab, cv2.COLOR_Lab2RGB).astype(int)
-        d = np.abs(ours.astype(int) - ref)
-        assert d.mean() <= 3.0, d.mean()
-        assert np.percentile(d, 99) <= 12, np.percentile(d, 99)
-        # Equalized, not left alone: the lightness spreads as OpenCV's does.
-        assert abs(float(ours.std()) - float(ref.std())) < 0.05 * float(ref.std())
+        np.testing.assert_array_equal(ours, cv2.cvtColor(lab, cv2.COLOR_Lab2RGB))
 
 
 def test_same_for_any_thread_count():

@@ -31,7 +31,9 @@ ENCODED = [np.fromfile(os.path.join(ROOT, "tests", "data", "images", f), dtype=n
 #    the pixels (brightness/contrast and the hsv family are DALI's float32 order and rounding: exact);
 #  - decoding PNG to GRAY: DALI's decoder rounds the luma down, Sluice to nearest (1 level, half the
 #    pixels); RGB decoding of every JPEG, PNG, WebP, BMP and PNM here is bit-exact;
-#  - float outputs: float32 (float16) rounding, an ulp or two.
+#  - float outputs: float32 (float16) rounding, an ulp or two;
+#  - laplacian with DALI's largest windows (25-31): binomial coefficients past 2^24 are inexact in
+#    float32, so the order of summation shows: a few ulps of the largest output (values up to 14).
 TOLERANCE = {
     "resize_linear_down": (4, 0.2), "resize_linear_up": (1, 0.25), "resize_cubic": (4, 0.3),
     "resize_lanczos": (5, 0.3), "resize_triangular": (7, 0.25), "resize_no_antialias": (1, 0.25),
@@ -39,7 +41,7 @@ TOLERANCE = {
     "crop_mirror_normalize_chw": (2.5e-7, 1e-7), "crop_mirror_normalize_pad_fp16": (5e-4, 1e-5),
     "rotate_30_linear": (1, 0.01), "warp_affine_linear": (1, 0.02), "color_space_gray": (1, 0.01), "gaussian_blur": (1, 0.01), "normalize_global": (5e-7, 2e-7),
     "reductions": (3e-5, 1e-5), "decode_gray": (1, 0.55), "tensor_resize_linear_frac": (1, 0.2),
-    "hsv_float": (2e-5, 1e-6),
+    "hsv_float": (2e-5, 1e-6), "laplacian_float_w31_normalized": (1e-5, 2e-6),
 }
 # Cases that differ from DALI on purpose, checked by their own test.
 DIFFERS = {"hsv_float_default_dtype"}
@@ -79,10 +81,6 @@ def compare(name, ours, theirs):
 # Cases recorded from DALI that Sluice does not match yet (issue 40, open; docs/dali-compatibility.md
 # says so under each operator). Strict: a fix makes them pass and the mark must go.
 NOT_YET_EQUAL = {
-    **{f"debayer_vng_ocv_{by}{bx}": "vng_ocv is bit-exact with OpenCV 4.6's cvtColor, not with DALI 2.4's output"
-       for by in (0, 1) for bx in (0, 1)},
-    "clahe_luma": "luma_only on RGB goes through float L*a*b*, DALI through OpenCV's 8-bit Lab tables",
-    "clahe_luma_default_tiles": "luma_only on RGB goes through float L*a*b*, DALI through OpenCV's 8-bit Lab tables",
 }
 
 

@@ -7,7 +7,10 @@
   have): the sum of two cv2.sepFilter2D calls with DALI's windows (binomial smoothing, [1, -2, 1]
   convolved with the smoothing window two shorter), float32, within 1e-4 relative. DALI 2.4's CPU
   laplacian gave these same numbers (checked against it when the operator was written: window 5,
-  7 with smoothing 3, [3, 5] with [1, 3] and scale [0.5, 2], normalized_kernel, within float rounding).
+  7 with smoothing 3, [3, 5] with [1, 3] and scale [0.5, 2], normalized_kernel, within float rounding;
+  the DALI goldens, test_dali_goldens_image.py, now check them). Without smoothing_size each partial
+  derivative smooths with its own window size (DALI's rule, visible with per-axis windows); windows
+  go up to 31, as DALI 2.4;
 - per-sample window_size / scale, CHW and gray (HW) inputs.
 """
 import math
@@ -49,8 +52,10 @@ def deriv(n):
 
 def reference(cv2, img, ws, ss=None, scale=(1.0, 1.0), normalized=False):
     wy, wx = (ws, ws) if np.isscalar(ws) else ws
-    ss = (wy, wx) if ss is None else ss
-    sy, sx = (ss, ss) if np.isscalar(ss) else ss
+    if ss is None:  # DALI: each partial derivative smooths with its own window size
+        sy, sx = wx, wy
+    else:
+        sy, sx = (ss, ss) if np.isscalar(ss) else ss
     f = img.astype(np.float32)
     if normalized:
         scale = (2.0 ** (-(wy + sx) + 4), 2.0 ** (-(wx + sy) + 4))
@@ -80,6 +85,9 @@ def test_matches_cv2_laplacian(ksize):
         dict(window_size=[3, 5], smoothing_size=[1, 3], scale=[0.5, 2.0]),
         dict(window_size=5, normalized_kernel=True),
         dict(window_size=[9, 3], smoothing_size=1, scale=-1.5),
+        dict(window_size=[3, 7]),
+        dict(window_size=[7, 3], normalized_kernel=True),
+        dict(window_size=[31, 25], smoothing_size=[29, 31], normalized_kernel=True),
     ],
 )
 def test_dali_arguments_match_separable_reference(kw):
@@ -111,7 +119,8 @@ def test_per_sample_arguments_planar_and_gray():
     "kw,arg",
     [
         (dict(window_size=4), "window_size"),
-        (dict(window_size=25), "window_size"),
+        (dict(window_size=33), "window_size"),
+        (dict(smoothing_size=33), "smoothing_size"),
         (dict(smoothing_size=0), "smoothing_size"),
         (dict(scale=[1.0, 2.0, 3.0]), "scale"),
         (dict(scale=2.0, normalized_kernel=True), "scale"),

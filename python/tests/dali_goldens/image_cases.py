@@ -19,6 +19,17 @@ def mosaic(x):
     return x[:28, :36, 1]
 
 
+def stitched(fn, x):
+    """A 2h x 2w mosaic (even extents for any input) of the input's channels side by side and stacked:
+    more content than mosaic(x), and seams VNG's gradients must cross."""
+    return fn.cat(fn.cat(x[:, :, 1], x[:, :, 0], axis=1), fn.cat(x[:, :, 2], x[:, :, 1], axis=1), axis=0)
+
+
+def two_colourings(fn, types, x):
+    """An h x 2w RGB image: the input and its BGR twin side by side (more colours for the Lab path)."""
+    return fn.cat(x, fn.color_space_conversion(x, image_type=types.RGB, output_type=types.BGR), axis=1)
+
+
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
@@ -88,7 +99,24 @@ PIXEL_CASES = {
     **{f"debayer_{alg}_{by}{bx}": (lambda alg, by, bx: lambda fn, types, x: [
         fn.experimental.debayer(mosaic(x), blue_position=[by, bx], algorithm=alg)])(alg, by, bx)
        for alg in ("vng_ocv", "bilinear_ocv", "edgeaware_ocv") for by in (0, 1) for bx in (0, 1)},
+    # 58x74 and 300x400 mosaics: VNG with red-or-blue and with green first, the others once.
+    **{f"debayer_{alg}_stitched_{by}{bx}": (lambda alg, by, bx: lambda fn, types, x: [
+        fn.experimental.debayer(stitched(fn, x), blue_position=[by, bx], algorithm=alg)])(alg, by, bx)
+       for alg, by, bx in (("vng_ocv", 0, 0), ("vng_ocv", 0, 1), ("bilinear_ocv", 1, 0), ("edgeaware_ocv", 1, 0),
+                           ("gray_ocv", 1, 1))},
+    **{f"debayer_gray_ocv_{by}{bx}": (lambda by, bx: lambda fn, types, x: [
+        fn.experimental.debayer(mosaic(x), blue_position=[by, bx], algorithm="gray_ocv")])(by, bx)
+       for by in (0, 1) for bx in (0, 1)},
+    # VNG under 8 rows or columns: OpenCV 5's fallback, bilinear for the same pattern.
+    "debayer_vng_ocv_small_10": lambda fn, types, x: [
+        fn.experimental.debayer(x[:6, :10, 1], blue_position=[1, 0], algorithm="vng_ocv")],
+    "debayer_vng_ocv_small_01": lambda fn, types, x: [
+        fn.experimental.debayer(x[:10, :4, 1], blue_position=[0, 1], algorithm="vng_ocv")],
     "clahe_luma": lambda fn, types, x: [fn.clahe(x, tiles_x=4, tiles_y=4, clip_limit=2.0)],
+    "clahe_luma_two_colourings": lambda fn, types, x: [fn.clahe(two_colourings(fn, types, x), tiles_x=5, tiles_y=3,
+                                                                clip_limit=1.5)],
+    "clahe_luma_no_clip": lambda fn, types, x: [fn.clahe(two_colourings(fn, types, x), tiles_x=2, tiles_y=7,
+                                                         clip_limit=0.0)],
     "clahe_luma_default_tiles": lambda fn, types, x: [fn.clahe(x, tiles_x=8, tiles_y=8, clip_limit=40.0)],
     "clahe_per_channel": lambda fn, types, x: [fn.clahe(x, tiles_x=4, tiles_y=3, clip_limit=2.0, luma_only=False)],
     "clahe_gray": lambda fn, types, x: [fn.clahe(x[:, :, 1:2], tiles_x=4, tiles_y=3, clip_limit=3.0)],
@@ -102,6 +130,14 @@ PIXEL_CASES = {
                                                                      dtype=types.FLOAT)],
     "laplacian_float_scale": lambda fn, types, x: [fn.laplacian(fn.cast(x, dtype=types.FLOAT), window_size=3,
                                                                 scale=[0.5, 2.0])],
+    # Per-axis windows without smoothing_size: each partial derivative smooths with its own window size.
+    "laplacian_float_w37": lambda fn, types, x: [fn.laplacian(x[:40, :50], window_size=[3, 7], dtype=types.FLOAT)],
+    "laplacian_float_w73_normalized": lambda fn, types, x: [
+        fn.laplacian(fn.cast(x[:40, :50], dtype=types.FLOAT), window_size=[7, 3], normalized_kernel=True)],
+    # DALI 2.4's largest windows (31): coefficients past 2^24, float32 summation order shows.
+    "laplacian_float_w31_normalized": lambda fn, types, x: [
+        fn.laplacian(x[:40, :50], window_size=[31, 25], smoothing_size=[29, 31], normalized_kernel=True,
+                     dtype=types.FLOAT)],
     "water_default": lambda fn, types, x: [fn.water(x)],
     "water_linear": lambda fn, types, x: [fn.water(x, ampl_x=3.5, ampl_y=2.0, freq_x=0.3, freq_y=0.2, phase_x=0.5,
                                                    phase_y=1.0, interp_type=types.INTERP_LINEAR, fill_value=9)],

@@ -1,5 +1,7 @@
 #include "kernels/color/clahe.h"
 
+#include "kernels/color/lab8.h"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -112,52 +114,12 @@ void ClahePlane(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, int64_t s
   }
 }
 
-namespace {
-
-// sRGB (D65) <-> CIE L*a*b*, OpenCV's constants.
-constexpr float kRgb2Xyz[9] = {0.412453f, 0.357580f, 0.180423f, 0.212671f, 0.715160f,
-                               0.072169f, 0.019334f, 0.119193f, 0.950227f};
-constexpr float kXyz2Rgb[9] = {3.240479f, -1.53715f, -0.498535f, -0.969256f, 1.875991f,
-                               0.041556f, 0.055648f, -0.204043f, 1.057311f};
-constexpr float kWhiteX = 0.950456f, kWhiteZ = 1.088754f;
-
-float SrgbToLinear(float v) { return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); }
-float LinearToSrgb(float v) { return v <= 0.0031308f ? v * 12.92f : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f; }
-float LabF(float t) { return t > 0.008856f ? std::cbrt(t) : 7.787f * t + 16.0f / 116.0f; }
-float LabFInv(float f) { return f > 0.206893f ? f * f * f : (f - 16.0f / 116.0f) / 7.787f; }
-
-}  // namespace
-
 void ClaheRgbLuma(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, const ClaheParams& p) {
-  const int64_t n = h * w;
-  std::vector<uint8_t> l8(static_cast<size_t>(n));
-  std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    const float r = SrgbToLinear(in[3 * i] / 255.0f), g = SrgbToLinear(in[3 * i + 1] / 255.0f),
-                bl = SrgbToLinear(in[3 * i + 2] / 255.0f);
-    const float x = (kRgb2Xyz[0] * r + kRgb2Xyz[1] * g + kRgb2Xyz[2] * bl) / kWhiteX;
-    const float y = kRgb2Xyz[3] * r + kRgb2Xyz[4] * g + kRgb2Xyz[5] * bl;
-    const float z = (kRgb2Xyz[6] * r + kRgb2Xyz[7] * g + kRgb2Xyz[8] * bl) / kWhiteZ;
-    const float fy = LabF(y);
-    const float l = y > 0.008856f ? 116.0f * fy - 16.0f : 903.3f * y;
-    l8[static_cast<size_t>(i)] = RoundToU8(l * 255.0f / 100.0f);
-    // a and b stay at 8-bit precision, as in OpenCV's 8-bit Lab image.
-    a[static_cast<size_t>(i)] = std::nearbyint(std::clamp(500.0f * (LabF(x) - fy) + 128.0f, 0.0f, 255.0f)) - 128.0f;
-    b[static_cast<size_t>(i)] = std::nearbyint(std::clamp(200.0f * (fy - LabF(z)) + 128.0f, 0.0f, 255.0f)) - 128.0f;
-  }
-  ClahePlane(l8.data(), l8.data(), h, w, 1, p);
-  for (int64_t i = 0; i < n; ++i) {
-    const float l = l8[static_cast<size_t>(i)] * 100.0f / 255.0f;
-    const float fy = (l + 16.0f) / 116.0f;
-    const float y = l > 7.9996f ? fy * fy * fy : l / 903.3f;
-    const float fyy = l > 7.9996f ? fy : 7.787f * y + 16.0f / 116.0f;
-    const float x = LabFInv(fyy + a[static_cast<size_t>(i)] / 500.0f) * kWhiteX;
-    const float z = LabFInv(fyy - b[static_cast<size_t>(i)] / 200.0f) * kWhiteZ;
-    const float rgb[3] = {kXyz2Rgb[0] * x + kXyz2Rgb[1] * y + kXyz2Rgb[2] * z,
-                          kXyz2Rgb[3] * x + kXyz2Rgb[4] * y + kXyz2Rgb[5] * z,
-                          kXyz2Rgb[6] * x + kXyz2Rgb[7] * y + kXyz2Rgb[8] * z};
-    for (int c = 0; c < 3; ++c) out[3 * i + c] = RoundToU8(LinearToSrgb(std::clamp(rgb[c], 0.0f, 1.0f)) * 255.0f);
-  }
+  // As DALI: cvtColor(RGB2Lab), CLAHE on the L channel, cvtColor(Lab2RGB), all 8-bit; the Lab image
+  // lives in `out` (ClahePlane works in place on one channel).
+  RgbToLab8(in, out, h * w);
+  ClahePlane(out, out, h, w, 3, p);
+  Lab8ToRgb(out, out, h * w);
 }
 
 }  // namespace sluice::kernels

@@ -22,10 +22,10 @@ struct ClaheParams {
 // (stride 1: a gray plane; 3 with an offset: one channel of an HWC image). in == out is allowed.
 void ClahePlane(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, int64_t stride, const ClaheParams& p);
 
-// An RGB image (HWC, 3 channels): CLAHE on the lightness of its CIE L*a*b* form (8-bit, D65 white,
-// sRGB, as OpenCV's COLOR_RGB2Lab / COLOR_Lab2RGB for 8-bit images), then back to RGB. The colour
-// conversions are computed in float, not with OpenCV's fixed-point tables: results match DALI/OpenCV
-// within a few levels (the test states the tolerance). in == out is allowed.
+// An RGB image (HWC, 3 channels): CLAHE on the lightness of its 8-bit CIE L*a*b* form, then back to
+// RGB, as DALI's CPU operator (OpenCV's 8-bit COLOR_RGB2Lab / COLOR_Lab2RGB, reproduced bit for bit
+// by kernels/color/lab8.h): bit-exact with DALI and OpenCV. in == out is allowed; no allocation
+// beyond ClahePlane's.
 void ClaheRgbLuma(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, const ClaheParams& p);
 
 }  // namespace sluice::kernels

@@ -1,6 +1,5 @@
-// DebayerGray: OpenCV's Bayer-to-gray conversion (kernels/color/debayer.h has the contract),
-// including the arithmetic of its 128-bit SIMD path for uint8, which rounds differently from its
-// scalar code: both are reproduced so that every pixel matches cv::cvtColor.
+// DebayerGray: OpenCV 5's Bayer-to-gray conversion (kernels/color/debayer.h has the contract): its
+// fixed-point formulas, uint8 rows in Highway steps with the same exact arithmetic.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -40,31 +39,6 @@ T GreenPixel(const Rows<T>& r, int64_t p, uint32_t rc, uint32_t bc) {
   return static_cast<T>((t0 + t1 + t2 + (1u << 14)) >> 15);
 }
 
-// OpenCV's SIMD arithmetic for a pair (red-or-blue pixel at p + 1, green at p + 2): 16-bit lanes
-// holding scaled sums, each product's high 16 bits (truncated), the three added and shifted by 2.
-// Its green sum for the first pixel takes each vertical neighbour from a 16-bit lane shifted right
-// by 7, which also brings in the top bit of the corner sample below it in memory (p).
-// `pairs` consecutive SimdPair from top-left column p (outputs at p + 1 onwards).
-void SimdPairs(const Rows<uint8_t>& r, int64_t p, int64_t pairs, uint32_t rc, uint32_t bc, uint8_t* row) {
-  const uint8_t* __restrict up = r.up + p;
-  const uint8_t* __restrict mid = r.mid + p;
-  const uint8_t* __restrict down = r.down + p;
-  uint8_t* __restrict dst = row + p + 1;
-  const uint32_t r2 = 2 * rc, g2 = 2 * kG2Y, b2 = 2 * bc;
-  for (int64_t k = 0; k < pairs; ++k) {
-    const int64_t q = 2 * k;
-    const uint32_t u0 = up[q], u1 = up[q + 1], u2 = up[q + 2];
-    const uint32_t d0 = down[q], d1 = down[q + 1], d2 = down[q + 2];
-    const uint32_t m0 = mid[q], m1 = mid[q + 1], m2 = mid[q + 2], m3 = mid[q + 3];
-    const uint32_t corners = 2 * (u0 + d0 + u2 + d2);
-    const uint32_t cross = 2 * u1 + (u0 >> 7) + 2 * d1 + (d0 >> 7) + 2 * m2 + 2 * m0;
-    const uint32_t a = (((corners * r2) >> 16) + ((cross * g2) >> 16) + ((8 * m1 * b2) >> 16)) >> 2;
-    const uint32_t b = (((4 * (u2 + d2) * r2) >> 16) + ((8 * m2 * g2) >> 16) + ((4 * (m1 + m3) * b2) >> 16)) >> 2;
-    dst[q] = static_cast<uint8_t>(a > 255 ? 255 : a);
-    dst[q + 1] = static_cast<uint8_t>(b > 255 ? 255 : b);
-  }
-}
-
 }  // namespace
 
 template <typename T>
@@ -91,12 +65,11 @@ void DebayerGray(const T* in, T* out, int64_t h, int64_t w, int blue_y, int blue
         p = 1;
       }
       if constexpr (std::is_same_v<T, uint8_t>) {
-        // OpenCV's SIMD loop: 14 pixels per step while 18 columns remain from its start, i.e. the
-        // pairs from here up to the last whole step (one flat loop: the compiler vectorizes it).
+        // Steps of 14 pixels while 18 columns remain (OpenCV's SIMD loop; each step reads 16 columns
+        // and its 2 spare output bytes are rewritten by the next step or the loop below).
         const int64_t steps = inner >= 18 ? (inner - 18) / 14 + 1 : 0;
-        if (!debayer_detail::DebayerGraySteps(r.up + p, r.mid + p, r.down + p, row + p + 1, steps, rc, kG2Y, bc))
-          SimdPairs(r, p, steps * 7, rc, bc, row);
-        p += steps * 14;
+        if (debayer_detail::DebayerGraySteps(r.up + p, r.mid + p, r.down + p, row + p + 1, steps, rc, kG2Y, bc))
+          p += steps * 14;
       }
       for (; p <= inner - 2; p += 2) {
         row[p + 1] = CornerPixel(r, p, rc, bc);

@@ -1,7 +1,7 @@
 // Highway rows of the uint8 demosaicing (debayer_rows_hwy.h). Bilinear and edge-aware: 256-bit
 // vectors of 32 pairs (then 128-bit ones of 16), sources deinterleaved into even and odd columns,
 // 4-term averages in 16 bits.
-// Gray: OpenCV's 128-bit steps, one per 128-bit block of a full-width vector. VNG: gradient planes
+// Gray: OpenCV 5's 128-bit steps (exact formulas), one per 128-bit block of a full-width vector. VNG: gradient planes
 // and pixels at the target's full width.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/color/debayer_rows_hwy.cc"
@@ -10,6 +10,8 @@
 #endif
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+
+#include <utility>
 
 #include "kernels/color/debayer_rows_hwy.h"
 
@@ -138,31 +140,55 @@ HWY_INLINE void StoreSteps(D8 d8, hn::Vec<D8> v, uint8_t* p) {
   }
 }
 
+// (a * ka + b * kb + c * kc + 2^15) >> 16 of 16-bit lanes, exact: as OpenCV 5, pairs of 16-bit
+// products summed into 32 bits (x86's pmaddwd): (a, c) . (ka, kc) + (b, 2^14) . (kb, 2). Sums are
+// under 2^10 and weights under 2^15; the weights sum to 2^16, so every result is at most 255.
+template <class D16>
+HWY_INLINE hn::Vec<D16> Weighted(D16 d, hn::Vec<D16> a, uint32_t ka, hn::Vec<D16> b, uint32_t kb, hn::Vec<D16> c,
+                                 uint32_t kc) {
+  const hn::RebindToSigned<D16> di;
+  const hn::Repartition<int32_t, D16> d32;
+  const auto k_ac = hn::BitCast(di, hn::Set(d32, static_cast<int32_t>((kc << 16) | ka)));
+  const auto k_b2 = hn::BitCast(di, hn::Set(d32, static_cast<int32_t>((2u << 16) | kb)));
+  const auto descale = hn::Set(di, int16_t{1 << 14});
+  auto dot = [&](hn::Vec<decltype(di)> x, hn::Vec<decltype(di)> y, hn::Vec<decltype(di)> k) {
+    // Lanes 2i, 2i + 1 of zip(x, y): x_i, y_i (per 128-bit block, undone by ReorderDemote2To).
+    auto odd = hn::Zero(d32);
+    const auto sum = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveLower(di, x, y), k, hn::Zero(d32), odd);
+    auto odd2 = hn::Zero(d32);
+    const auto sum2 = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveUpper(di, x, y), k, hn::Zero(d32), odd2);
+    return std::pair{hn::RearrangeToOddPlusEven(sum, odd), hn::RearrangeToOddPlusEven(sum2, odd2)};
+  };
+  const auto ai = hn::BitCast(di, a), bi = hn::BitCast(di, b), ci = hn::BitCast(di, c);
+  const auto [ac_lo, ac_hi] = dot(ai, ci, k_ac);
+  const auto [b_lo, b_hi] = dot(bi, descale, k_b2);
+  const auto lo = hn::ShiftRight<16>(hn::Add(ac_lo, b_lo)), hi = hn::ShiftRight<16>(hn::Add(ac_hi, b_hi));
+  return hn::BitCast(d, hn::ReorderDemote2To(di, lo, hi));
+}
+
+// OpenCV 5's gray steps: 14 pixels (7 pairs: red-or-blue pixel, then green) per 16-byte block, the
+// scalar formulas exactly (its SIMD code computes them with 32-bit dot products).
 template <class D8>
 HWY_INLINE void GraySteps(D8 d8, const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst,
                           uint32_t rc, uint32_t g2y, uint32_t bc) {
   const hn::Repartition<uint16_t, D8> d;
-  const auto b2y = hn::Set(d, static_cast<uint16_t>(rc * 2)), g2 = hn::Set(d, static_cast<uint16_t>(g2y * 2)),
-             r2y = hn::Set(d, static_cast<uint16_t>(bc * 2));
   auto rot = [&](hn::Vec<decltype(d)> v) { return hn::ShiftRightLanes<1>(d, v); };  // lane i <- lane i + 1, top 0
-  auto r0 = hn::BitCast(d, LoadSteps(d8, up));  // lane k: byte 2k low, byte 2k + 1 high
-  auto r1 = hn::BitCast(d, LoadSteps(d8, mid));
-  auto r2 = hn::BitCast(d, LoadSteps(d8, down));
-  auto b1 = hn::Add(hn::ShiftRight<7>(hn::ShiftLeft<8>(r0)), hn::ShiftRight<7>(hn::ShiftLeft<8>(r2)));
-  auto b0 = hn::Add(rot(b1), b1);
-  b1 = hn::ShiftLeft<1>(rot(b1));
-  auto g0 = hn::Add(hn::ShiftRight<7>(r0), hn::ShiftRight<7>(r2));
-  auto g1 = hn::ShiftRight<7>(hn::ShiftLeft<8>(r1));
-  g0 = hn::Add(g0, hn::Add(rot(g1), g1));
-  g1 = hn::ShiftLeft<2>(rot(g1));
-  r0 = hn::ShiftRight<8>(r1);
-  r1 = hn::ShiftLeft<2>(hn::Add(rot(r0), r0));
-  r0 = hn::ShiftLeft<3>(r0);
-  g0 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b0, b2y), hn::MulHigh(g0, g2)), hn::MulHigh(r0, r2y)));
-  g1 = hn::ShiftRight<2>(hn::Add(hn::Add(hn::MulHigh(b1, b2y), hn::MulHigh(g1, g2)), hn::MulHigh(r1, r2y)));
-  // Both are under 2^14: saturating to u8 is a Min; byte 2k takes g0's lane k, byte 2k + 1 g1's.
-  const auto max8 = hn::Set(d, 255);
-  StoreSteps(d8, hn::BitCast(d8, hn::Or(hn::Min(g0, max8), hn::ShiftLeft<8>(hn::Min(g1, max8)))), dst);
+  const auto lo = [&](hn::Vec<decltype(d)> v) { return hn::And(v, hn::Set(d, 0xFF)); };
+  const auto r0 = hn::BitCast(d, LoadSteps(d8, up));  // lane k: byte 2k low, byte 2k + 1 high
+  const auto r1 = hn::BitCast(d, LoadSteps(d8, mid));
+  const auto r2 = hn::BitCast(d, LoadSteps(d8, down));
+  // Lane k: the red-or-blue pixel whose top-left neighbour is byte 2k, and the green one after it.
+  const auto ud_even = hn::Add(lo(r0), lo(r2));                       // up[2k] + down[2k]
+  const auto corners = hn::Add(ud_even, rot(ud_even));               // the four corners
+  const auto mid_even = lo(r1), mid_odd = hn::ShiftRight<8>(r1);      // mid[2k], mid[2k + 1]
+  const auto cross = hn::Add(hn::Add(hn::ShiftRight<8>(r0), hn::ShiftRight<8>(r2)), hn::Add(mid_even, rot(mid_even)));
+  const auto even = Weighted(d, corners, rc, cross, g2y, hn::ShiftLeft<2>(mid_odd), bc);
+  // The green pixel: the vertical pair (rc), the horizontal pair (bc), itself (2 * g2y); shift 15.
+  const auto vert = hn::ShiftLeft<1>(rot(ud_even));
+  const auto horiz = hn::ShiftLeft<1>(hn::Add(mid_odd, rot(mid_odd)));
+  const auto odd = Weighted(d, vert, rc, horiz, bc, hn::ShiftLeft<2>(rot(mid_even)), g2y);
+  // Byte 2k takes even's lane k, byte 2k + 1 odd's.
+  StoreSteps(d8, hn::BitCast(d8, hn::Or(even, hn::ShiftLeft<8>(odd))), dst);
 }
 
 bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
@@ -182,6 +208,7 @@ bool DebayerGrayStepsImpl(const uint8_t* up, const uint8_t* mid, const uint8_t* 
 template <class D16>
 HWY_INLINE void VngVector(D16 d, const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1,
                           const uint16_t* g2, int64_t x, int blue_idx, uint8_t* out) {
+  // `out` is the output pixel of column x.
   using V16 = hn::Vec<D16>;
   const hn::RebindToSigned<D16> di;
   const hn::Half<decltype(di)> dih;
@@ -260,8 +287,8 @@ HWY_INLINE void VngVector(D16 d, const uint8_t* s, int64_t w, const uint16_t* g0
   const auto red = hn::DemoteTo(d8, merge(ci, va));    // the "red" channel: own colour, or a at green
   const auto green = hn::DemoteTo(d8, merge(va, ci));  // green: a at red-or-blue pixels, own at green
   const auto blue = hn::DemoteTo(d8, vb);
-  if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out + 3 * x);
-  else hn::StoreInterleaved3(red, green, blue, d8, out + 3 * x);
+  if (blue_idx == 0) hn::StoreInterleaved3(blue, green, red, d8, out);
+  else hn::StoreInterleaved3(red, green, blue, d8, out);
 }
 
 bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
@@ -269,8 +296,8 @@ bool DebayerVngBlocksImpl(const uint8_t* s, int64_t w, const uint16_t* g0, const
   const hn::ScalableTag<uint16_t> d;
   const int64_t per_vector = static_cast<int64_t>(hn::Lanes(d)) / 8;  // OpenCV blocks per vector
   int64_t b = 0;
-  for (; b + per_vector <= blocks; b += per_vector) VngVector(d, s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out);
-  for (; b < blocks; ++b) VngVector(hn::Full128<uint16_t>(), s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out);
+  for (; b + per_vector <= blocks; b += per_vector) VngVector(d, s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out + 24 * b);
+  for (; b < blocks; ++b) VngVector(hn::Full128<uint16_t>(), s, w, g0, g1, g2, x0 + 8 * b, blue_idx, out + 24 * b);
   return true;
 }
 

@@ -12,10 +12,10 @@ namespace sluice::kernels::debayer_detail {
 int64_t DebayerPairsU8(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* row, int64_t x0,
                        int64_t pairs, int own, bool edge_aware);
 
-// OpenCV's SIMD Bayer-to-gray (its 128-bit path, lane for lane): `steps` steps of 14 output pixels
-// from the three rows' column 0 (up, mid, down point at the top-left neighbour of dst[0]); each step
-// reads 16 bytes of each row and writes 16 bytes of dst (the last 2 are rewritten by the next step
-// or by the caller, as in OpenCV); a wide vector does one step per 128-bit block. rc weighs the
+// Bayer-to-gray in OpenCV's steps of 14 output pixels from the three rows' column 0 (up, mid, down
+// point at the top-left neighbour of dst[0]), with the scalar formulas exactly (as OpenCV 5's SIMD
+// code); each step reads 16 bytes of each row and writes 16 bytes of dst (the last 2 are rewritten
+// by the next step or by the caller); a wide vector does one step per 128-bit block. rc weighs the
 // corners' colour, bc the red-or-blue pixel's own.
 // False (nothing done) where the CPU has no 128-bit vectors.
 bool DebayerGraySteps(const uint8_t* up, const uint8_t* mid, const uint8_t* down, uint8_t* dst, int64_t steps,
@@ -29,7 +29,8 @@ namespace sluice::kernels::debayer_detail {
 // CPU's width holds, lanes being independent): `blocks` blocks of 8 pixels from column x0
 // (a red-or-blue pixel; lanes alternate with green) of mosaic row `s` (row stride w), with the
 // gradient planes of the rows above, at and below (g0, g1, g2: 7 planes of w values each, in the
-// order of debayer_vng.cc), writing RGB pixels at out + 3 * x0 with blue in channel blue_idx.
+// order of debayer_vng.cc), writing 8 * blocks RGB pixels from `out` (the pixel of column x0) with
+// blue in channel blue_idx.
 // False (nothing done) where the CPU has no 128-bit vectors.
 bool DebayerVngBlocks(const uint8_t* s, int64_t w, const uint16_t* g0, const uint16_t* g1, const uint16_t* g2,
                       int64_t x0, int64_t blocks, int blue_idx, uint8_t* out);

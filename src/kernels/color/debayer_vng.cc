@@ -61,42 +61,53 @@ inline uint8_t Sat8(int v) { return static_cast<uint8_t>(std::clamp(v, 0, 255));
 
 void DebayerVng(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, int blue_y, int blue_x) {
   if (std::min(h, w) < 8) {
-    // OpenCV passes its VNG code to its bilinear conversion, which recognises none of them and
-    // converts as for its RG->BGR code, i.e. RGB pattern (0, 0).
-    DebayerBilinear(in, out, h, w, 0, 0);
+    // OpenCV's fallback for small images: its bilinear conversion, for the same pattern.
+    DebayerBilinear(in, out, h, w, blue_y, blue_x);
     return;
   }
-  const int64_t n = w;
+  // OpenCV 5 runs VNG on the mosaic padded by 2 on every side (BORDER_REFLECT_101, which keeps the
+  // Bayer phase), so every output pixel is computed, around its own mosaic pixel. Padded pixel
+  // (y + 2, x + 2) is mosaic pixel (y, x).
+  const int64_t n = w + 4;
+  std::vector<uint8_t> padded(static_cast<size_t>((h + 4) * n));
+  for (int64_t py = 0; py < h + 4; ++py) {
+    const int64_t sy = py < 2 ? 2 - py : py - 2 >= h ? 2 * (h - 1) - (py - 2) : py - 2;
+    const uint8_t* src = in + sy * w;
+    uint8_t* row = padded.data() + py * n;
+    std::memcpy(row + 2, src, static_cast<size_t>(w));
+    row[0] = src[2], row[1] = src[1], row[n - 2] = src[w - 2], row[n - 1] = src[w - 3];
+  }
   std::vector<uint16_t> buf(static_cast<size_t>(3 * kPlanes * n));
   auto slot = [&](int64_t row) { return buf.data() + (row % 3) * kPlanes * n; };
-  // Row 2's pixel at column 2 is green when the pattern's first pair differs; `blue_idx` is the
-  // channel OpenCV's BGR writes blue to (0 or 2) for rows whose red-or-blue pixel is "red".
+  // Mosaic row 0's pixel at column 0 is green when the pattern's first pair differs; `blue_idx` is
+  // the channel OpenCV's BGR writes blue to (0 or 2) for rows whose red-or-blue pixel is "red".
   const bool green0 = ((blue_y ^ blue_x) & 1) != 0;
   const int blue_idx0 = (blue_y & 1) ? 0 : 2;
-  // Output row y is computed around mosaic row y + 2: OpenCV's VNG result is shifted up by two rows.
-  Gradients(in, w, 3, slot(3));
-  Gradients(in, w, 4, slot(4));
-  for (int64_t y = 2; y < h - 4; ++y) {
-    const int64_t sy = y + 2;
-    Gradients(in, w, sy + 1, slot(sy + 1));
+  const uint8_t* pad = padded.data();
+  Gradients(pad, n, 1, slot(1));
+  Gradients(pad, n, 2, slot(2));
+  for (int64_t y = 0; y < h; ++y) {
+    const int64_t sy = y + 2;  // the padded row
+    Gradients(pad, n, sy + 1, slot(sy + 1));
     const uint16_t* g0 = slot(sy - 1);
     const uint16_t* g1 = slot(sy);
     const uint16_t* g2 = slot(sy + 1);
-    const bool odd = ((y - 2) & 1) != 0;
+    const bool odd = (y & 1) != 0;
     const bool green_row = green0 != odd;
     const int blue_idx = blue_idx0 ^ (odd ? 2 : 0);
     // OpenCV's SIMD loop covers 8 pixels at a time from the row's first red-or-blue pixel while
-    // 10 columns remain; the pixels before and after it take its scalar code.
+    // 10 padded columns remain; the pixels before and after it take its scalar code.
     const int64_t simd_begin = green_row ? 3 : 2;
     const int64_t simd_blocks = n - 10 >= simd_begin ? (n - 10 - simd_begin) / 8 + 1 : 0;
     const int64_t simd_end = simd_begin + 8 * simd_blocks;
-    const uint8_t* s = in + sy * w;
-    uint8_t* drow = out + y * w * 3;
-    const bool vectorized = debayer_detail::DebayerVngBlocks(s, w, g0, g1, g2, simd_begin, simd_blocks, blue_idx, drow);
+    const uint8_t* s = pad + sy * n;
+    uint8_t* drow = out + y * w * 3;  // padded column x is output column x - 2
+    const bool vectorized =
+        debayer_detail::DebayerVngBlocks(s, n, g0, g1, g2, simd_begin, simd_blocks, blue_idx, drow + 3 * (simd_begin - 2));
     for (int64_t x = 2; x < n - 2; ++x) {
       if (vectorized && x == simd_begin && simd_blocks > 0) x = simd_end;  // done above, as OpenCV's SIMD
       if (x >= n - 2) break;
-      auto at = [&](int dy, int dx) { return int(s[dy * w + x + dx]); };
+      auto at = [&](int dy, int dx) { return int(s[dy * n + x + dx]); };
       auto p = [&](const uint16_t* g, Plane k, int dx) { return int(g[k * n + x + dx]); };
       const int grad_n = p(g0, kVert, 0) + p(g1, kVert, 0);
       const int grad_s = p(g1, kVert, 0) + p(g2, kVert, 0);
@@ -146,22 +157,14 @@ void DebayerVng(const uint8_t* in, uint8_t* out, int64_t h, int64_t w, int blue_
       const bool simd = x >= simd_begin && x < simd_end;
       const int va = c + RoundScaled(a - own, count, simd);
       const int vb = c + RoundScaled(b - own, count, simd);
-      uint8_t* px = drow + x * 3;
+      uint8_t* px = drow + (x - 2) * 3;
       if (!green) {  // own colour is "red" (channel blue_idx ^ 2), a is green, b is "blue"
         px[blue_idx ^ 2] = static_cast<uint8_t>(c), px[1] = Sat8(va), px[blue_idx] = Sat8(vb);
       } else {  // own colour is green, a is "red", b is "blue"
         px[1] = static_cast<uint8_t>(c), px[blue_idx ^ 2] = Sat8(va), px[blue_idx] = Sat8(vb);
       }
     }
-    std::memcpy(drow, drow + 6, 3);
-    std::memcpy(drow + 3, drow + 6, 3);
-    std::memcpy(drow + (n - 2) * 3, drow + (n - 3) * 3, 3);
-    std::memcpy(drow + (n - 1) * 3, drow + (n - 3) * 3, 3);
   }
-  const size_t row_bytes = static_cast<size_t>(w) * 3;
-  std::memcpy(out, out + 2 * row_bytes, row_bytes);
-  std::memcpy(out + row_bytes, out + 2 * row_bytes, row_bytes);
-  for (int64_t y = h - 4; y < h; ++y) std::memcpy(out + y * row_bytes, out + (h - 5) * row_bytes, row_bytes);
 }
 
 }  // namespace sluice::kernels

@@ -93,8 +93,9 @@ class DebayerOp : public Operator {
 SLUICE_REGISTER_OPERATORS(RegisterDebayer) {
   r.Register(OpSchema("debayer")
                  .Doc("Demosaics a Bayer mosaic (one channel, uint8 or uint16) into RGB, or gray, with DALI's CPU "
-                      "algorithms (OpenCV's demosaicing, bit-exact with OpenCV 4.6). HW or HWC with one channel, or "
-                      "sequences (FHW, FHWC); the output is HWC (FHWC), three channels (one for gray_ocv).")
+                      "algorithms (OpenCV's demosaicing, bit-exact with OpenCV 5.0, which DALI 2.4 links). HW or HWC "
+                      "with one channel, or sequences (FHW, FHWC); the output is HWC (FHWC), three channels (one for "
+                      "gray_ocv).")
                  .Input("input", "Bayer mosaics, uint8 or uint16.", {DType::kUInt8, DType::kUInt16},
                         InputLayouts{"HW", "HWC"}.AllowSequence())
                  .Output("output", "RGB images (HWC or FHWC).")

@@ -1,10 +1,10 @@
 // laplacian: DALI's Laplacian (dali/operators/image/convolution/laplacian*.h) of 2-D images: the sum
 // of the second-order partial derivatives along H and W, each a separable filter with a derivative
-// window of `window_size` along its axis and a smoothing window of `smoothing_size` (default: the
-// window size) along the other (kernels/filter/laplacian.h has the windows), reflect-101 borders,
-// float32 arithmetic. window_size and smoothing_size are one value or one per axis (H, W); scale is
-// one factor or one per partial derivative (d/dH first); normalized_kernel scales each partial
-// derivative by 2^(-s + 4) (s: its two window sizes summed). Layouts HWC, CHW, HW and their
+// window of `window_size` along its axis and a smoothing window of `smoothing_size` (default, as
+// DALI: the derivative's own window size) along the other (kernels/filter/laplacian.h has the
+// windows), reflect-101 borders, float32 arithmetic. window_size and smoothing_size are one value
+// or one per axis (H, W); scale is one factor or one per partial derivative (d/dH first);
+// normalized_kernel scales each partial derivative by 2^(-s + 4) (s: its two window sizes summed). Layouts HWC, CHW, HW and their
 // sequences (frame by frame; per-frame arguments through fn.per_frame).
 #include "kernels/filter/laplacian.h"
 #include "operators/filter/image_geom.h"
@@ -13,6 +13,8 @@
 
 namespace sluice {
 namespace {
+
+constexpr int kMaxWindow = 31;  // DALI 2.4's limit (its error message: "between 3 and 31")
 
 void CheckOddWindows(const ArgView& a, const char* name) {
   for (double w : a.Numbers(name))
@@ -41,16 +43,20 @@ class LaplacianOp : public Operator {
         if (v.size() != 1 && v.size() != 2)
           ThrowPerSample(arg, i, "expected 1 value or 2 (one per spatial axis), got " + std::to_string(v.size()));
         const int x = v[v.size() == 1 ? 0 : static_cast<size_t>(axis)];
-        if (x < lo || x > 23 || x % 2 == 0)
-          ThrowPerSample(arg, i, "must be odd and in [" + std::to_string(lo) + ", 23], got " + std::to_string(x));
+        if (x < lo || x > kMaxWindow || x % 2 == 0)
+          ThrowPerSample(arg, i, "must be odd and in [" + std::to_string(lo) + ", " + std::to_string(kMaxWindow) + "], got " + std::to_string(x));
         return x;
       };
       if (sc.size() != 1 && sc.size() != 2)
         ThrowPerSample("scale", i, "expected 1 value or 2 (one per partial derivative), got " + std::to_string(sc.size()));
-      const char* sname = smooth[static_cast<size_t>(i)].empty() ? "window_size" : "smoothing_size";
-      windows_[static_cast<size_t>(i)] = kernels::MakeLaplacianWindows(
-          pick(w, "window_size", 0, 3), pick(w, "window_size", 1, 3), pick(s, sname, 0, 1), pick(s, sname, 1, 1),
-          normalized_, sc[0], sc[sc.size() == 1 ? 0 : 1]);
+      const int wy = pick(w, "window_size", 0, 3), wx = pick(w, "window_size", 1, 3);
+      // Without smoothing_size, DALI smooths each partial derivative with its own derivative
+      // window's size: d/dH along W with window_size[H], d/dW along H with window_size[W].
+      const bool smooth_given = !smooth[static_cast<size_t>(i)].empty();
+      const int sy = smooth_given ? pick(s, "smoothing_size", 0, 1) : wx;
+      const int sx = smooth_given ? pick(s, "smoothing_size", 1, 1) : wy;
+      windows_[static_cast<size_t>(i)] =
+          kernels::MakeLaplacianWindows(wy, wx, sy, sx, normalized_, sc[0], sc[sc.size() == 1 ? 0 : 1]);
     }
     return {OutputDesc{in.shapes(), types_.out_type, types_.layout, in.is_contiguous()}};
   }
@@ -73,7 +79,8 @@ SLUICE_REGISTER_OPERATORS(RegisterLaplacian) {
   OpSchema s("laplacian");
   s.Doc("Computes the Laplacian of images: the sum of the second-order partial derivatives along H and W, each a "
         "separable convolution with a derivative window of window_size along its own axis and a smoothing window "
-        "of smoothing_size (default: window_size) along the other (binomial smoothing; the derivative window is "
+        "of smoothing_size (default: that derivative's window_size) along the other (binomial smoothing; the "
+        "derivative window is "
         "[1, -2, 1] convolved with the smoothing window two shorter, as cv2.Laplacian). Borders reflect-101; "
         "float32 arithmetic, integer outputs rounded and saturated. HWC, CHW, HW images and sequences of them.")
       .Input("input", "Images: uint8, int16, uint16 or float32.",
@@ -82,16 +89,17 @@ SLUICE_REGISTER_OPERATORS(RegisterLaplacian) {
       .UnfoldsSequences()
       .Output("output", "The Laplacian, same shape.")
       .Arg("window_size", ArgType::kIntList, std::vector<int64_t>{3},
-           "Size of the derivative window, odd, in [3, 23]: one value or one per spatial axis (H, W) (per sample "
+           "Size of the derivative window, odd, in [3, 31]: one value or one per spatial axis (H, W) (per sample "
            "allowed).",
            true)
-      .Range(3, 23)
+      .Range(3, kMaxWindow)
       .Count({1, 2})
       .Arg("smoothing_size", ArgType::kIntList, std::vector<int64_t>{},
-           "Size of the smoothing windows, odd, in [1, 23] (1: no smoothing): one value or one per spatial axis "
-           "(H, W) (per sample allowed). Not given: window_size.",
+           "Size of the smoothing windows, odd, in [1, 31] (1: no smoothing): one value or one per spatial axis "
+           "(H, W) (per sample allowed). Not given: each partial derivative smooths with its own window_size (d/dH "
+           "along W with window_size[H], d/dW along H with window_size[W]), as DALI.",
            true)
-      .Range(1, 23)
+      .Range(1, kMaxWindow)
       .Count({0, 1, 2})
       .Arg("scale", ArgType::kFloatList, std::vector<double>{1.0},
            "Factors of the partial derivatives: one value or one per partial derivative (d/dH, d/dW) (per sample "
