@@ -1,0 +1,64 @@
+"""How each DALI CPU argument that no golden case exercises is accounted for, in one place (read by
+scripts/gen_golden_coverage.py, which writes the coverage table into docs/dali-compatibility.md).
+
+- NO_EFFECT_ANY / NO_EFFECT: arguments that cannot change an operator's output values (memory hints,
+  threading, I/O scheduling, sharding of readers' epochs, the random stream's seed), with the reason;
+  DALI's deprecated arguments are classified from its schema (aliases of their replacement, or ignored).
+- DIFFERENCES / DIFFERENT_OPS: arguments (or whole operators) where Sluice is documented as different
+  from DALI or as not having the argument, in docs/dali-compatibility.md (the reason says where);
+  python/tests/test_golden_coverage.py checks that each one is documented there.
+- OUTPUTS: how many outputs an operator returns, for the case tracer (1 when not listed).
+Every other argument must be exercised by a golden case with a non-default value.
+"""
+
+_READER_SHARDING = "selects which samples an epoch visits and in which order, not their values"
+_IO = "how the files are read (I/O scheduling), not what they contain"
+_MEMORY = "a memory preallocation hint"
+
+NO_EFFECT_ANY = {
+    "bytes_per_sample_hint": _MEMORY,
+    "preserve": "keeps an unused operator in the graph",
+    "seed": "picks the random stream; Sluice's streams are not DALI's (docs/dali-compatibility.md, Random numbers)",
+    "tensor_init_bytes": _MEMORY,
+    "initial_fill": _READER_SHARDING,
+    "random_shuffle": _READER_SHARDING,
+    "shuffle_after_epoch": _READER_SHARDING,
+    "shuffle_after_epoch_seed": _READER_SHARDING,
+    "num_shards": _READER_SHARDING,
+    "shard_id": _READER_SHARDING,
+    "stick_to_shard": _READER_SHARDING,
+    "pad_last_batch": _READER_SHARDING,
+    "skip_cached_images": "a decoder cache knob (GPU only in DALI)",
+    "lazy_init": _IO,
+    "read_ahead": _IO,
+    "dont_use_mmap": _IO,
+    "prefetch_queue_depth": _IO,
+    "minibatch_size": "a GPU batching knob",
+    "temp_buffer_hint": _MEMORY,
+    "device_memory_padding": _MEMORY,
+    "device_memory_padding_jpeg2k": _MEMORY,
+    "host_memory_padding": _MEMORY,
+    "host_memory_padding_jpeg2k": _MEMORY,
+    "preallocate_width_hint": _MEMORY,
+    "preallocate_height_hint": _MEMORY,
+    "hw_decoder_load": "a GPU decoder load balancing knob",
+    "hybrid_huffman_threshold": "a GPU decoder scheduling knob",
+    "use_fast_idct": "a GPU decoder knob",
+    "affine": "thread affinity of the decoding threads",
+    "num_threads": "threading",
+}
+
+NO_EFFECT = {}
+
+DIFFERENCES = {}
+
+DIFFERENT_OPS = {}
+
+DEPRECATED_OPS = {}
+
+OUTPUTS = {
+    "box_encoder": 2, "nonsilent_region": 2, "decoders.audio": 2, "random_bbox_crop": 4, "bbox_rotate": 2,
+    "roi_random_crop": 1, "segmentation.random_object_bbox": 2, "segmentation.select_masks": 3,
+    "random_crop_generator": 2, "readers.file": 2, "readers.coco": 3, "readers.caffe": 2, "readers.caffe2": 2,
+    "readers.mxnet": 2, "readers.nemo_asr": 2, "readers.webdataset": 2,
+}

@@ -1,0 +1,110 @@
+"""Sluice against real DALI 2.4 on the argument-coverage cases (issue 40): the coverage families
+dali_goldens/cov_<family>_cases.py, recorded by `scripts/record_dali_goldens.py cov_<family>` into
+dali_goldens/cov_<family>.npz. Shapes and dtypes must be equal and values within the case's
+tolerance (unlisted: bit-exact); a case DALI rejects must fail in Sluice too.
+scripts/gen_golden_coverage.py counts these cases in the coverage table of docs/dali-compatibility.md.
+"""
+import glob
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import sluice
+from sluice import fn, types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDENS = os.path.join(HERE, "dali_goldens")
+
+
+def _load(family):
+    spec = importlib.util.spec_from_file_location(f"{family}_cases", os.path.join(GOLDENS, f"{family}_cases.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, np.load(os.path.join(GOLDENS, f"{family}.npz"))
+
+
+FAMILIES = {os.path.basename(p)[:-len("_cases.py")]: _load(os.path.basename(p)[:-len("_cases.py")])
+            for p in sorted(glob.glob(os.path.join(GOLDENS, "cov_*_cases.py")))}
+
+# (largest absolute difference, largest mean absolute difference) allowed, by case; unlisted: bit-exact.
+# Measured against DALI 2.4, with a little room: resampling is Pillow's (docs/dali-compatibility.md,
+# resize: up to 7 levels on a few edge pixels when shrinking, mean <= 0.4; volumes and sequences the
+# same per slice); rotation and warps round the same formula in another order (1 level on under 1%
+# of the pixels, float32 outputs ~1e-2 of a level); float32 colour and normalisation results an ulp or two.
+_FLOAT = (1e-4, 2e-5)
+TOLERANCE = {
+    "cov_resize_longer_filters": (7, 0.3), "cov_resize_max_size_subpixel": (1, 0.25), "cov_resize_volume": (2, 0.4),
+    "cov_resize_sequence": (2, 0.4), "cov_rcm_shorter_crop_mirror": (1, 0.3), "cov_rcm_size_mode": (1, 0.3),
+    "cov_rcm_roi_float": _FLOAT, "cov_rcm_roi_relative": (1, 0.3), "cov_rcm_longer_max": (1, 0.3),
+    "cov_rcm_volume": (1, 0.2), "cov_cmn_volume": _FLOAT, "cov_rotate_size_float": (5e-3, 2e-4),
+    "cov_rotate_sequence": (1, 0.01), "cov_warp_perspective_forward_center": (1, 0.01),
+    "cov_contrast_center_float": _FLOAT, "cov_hue_float": _FLOAT, "cov_saturation_float": _FLOAT,
+    "cov_color_twist_float": _FLOAT, "cov_color_space_ycbcr_rgb": (1, 0.01), "cov_sphere_args": (1, 0.01),
+}
+
+# Cases recorded from DALI that Sluice does not match yet (issue 40, open; the coverage table in
+# docs/dali-compatibility.md counts their arguments as "covered, Sluice differs"). Strict: a fix
+# makes them pass and the mark must go.
+NOT_YET_EQUAL = {
+    "cov_rcm_size_mode": "resize_crop_mirror with mode='stretch' and subpixel_scale=False picks another window "
+                         "on a tall image (up to 103 levels)",
+    "cov_warp_affine_nn_forward_float": "nearest-neighbour warp_affine with inverse_map=False picks another pixel "
+                                        "at ~4% of the positions (rounding of the inverted matrix)",
+    "cov_gaussian_blur_sequence": "gaussian_blur takes no FHWC sequences",
+    "cov_gaussian_blur_volume": "gaussian_blur takes no DHWC volumes",
+    "cov_jpeg_distortion_sequence": "jpeg_compression_distortion takes no FHWC sequences (documented)",
+}
+
+
+def run(module, golden, kind, build):
+    if kind is None:
+        inputs, layout = None, None
+        batch = module.BATCH
+    else:
+        layout = module.inputs()[kind][0]
+        count = len({k for k in golden.files if k.startswith(f"input/{kind}/")})
+        inputs = [golden[f"input/{kind}/{i}"] for i in range(count)]
+        batch = len(inputs)
+    pipe = sluice.Pipeline(batch_size=batch, num_threads=2, device_id=None, seed=7)
+    with pipe:
+        x = None if inputs is None else fn.external_source(source=lambda: list(inputs), batch=True, layout=layout)
+        pipe.set_outputs(*build(fn, types, x))
+    pipe.build()
+    return [[np.array(t.at(i)) for i in range(batch)] for t in pipe.run()]
+
+
+def compare(name, ours, golden):
+    tol, mean_tol = TOLERANCE.get(name, (0, 0))
+    outputs = len({k.split("/")[1] for k in golden.files if k.startswith(name + "/")})
+    assert len(ours) == outputs, f"{name}: {len(ours)} outputs, DALI {outputs}"
+    for o, samples in enumerate(ours):
+        for s, a in enumerate(samples):
+            b = golden[f"{name}/{o}/{s}"]
+            where = f"{name} output {o} sample {s}"
+            assert a.shape == b.shape, f"{where}: shape {a.shape}, DALI {b.shape}"
+            assert a.dtype == b.dtype, f"{where}: dtype {a.dtype}, DALI {b.dtype}"
+            if a.size and a.dtype.kind in "biuf":
+                diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                assert diff.max() <= tol, f"{where}: max abs difference {diff.max():.3g} > {tol}"
+                assert tol == 0 or diff.mean() <= mean_tol, f"{where}: mean abs difference {diff.mean():.3g}"
+            else:
+                assert np.array_equal(a, b), f"{where}: values differ"
+
+
+def _param(family, name):
+    if name in NOT_YET_EQUAL:
+        return pytest.param(family, name, marks=pytest.mark.xfail(strict=True, reason=NOT_YET_EQUAL[name]))
+    return pytest.param(family, name)
+
+
+@pytest.mark.parametrize("family,name", [_param(f, n) for f, (m, _) in FAMILIES.items() for n in m.CASES])
+def test_coverage_case_matches_dali(family, name):
+    module, golden = FAMILIES[family]
+    kind, build = module.CASES[name]
+    if f"{name}/error" in golden.files:
+        with pytest.raises(Exception):
+            run(module, golden, kind, build)
+        return
+    compare(name, run(module, golden, kind, build), golden)
