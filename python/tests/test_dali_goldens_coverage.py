@@ -46,6 +46,13 @@ TOLERANCE = {
     "cov_reductions_axis_names": (4e-3, 1e-3), "cov_reductions_variance": (2e-6, 1e-6),
     "cov_normalize_mean_stddev": (1e-6, 2e-7), "cov_normalize_batch": (1e-6, 2e-7),
     "cov_transforms_rotation": (1e-6, 1e-7), "cov_transforms_shear": (1e-6, 1e-7), "cov_transforms_crop": (1e-6, 1e-7),
+    # resampling (upsampling only: downsampling's anti-aliasing filter is a documented difference): DALI
+    # evaluates its windowed sinc from a table, Sluice exactly (test_dali_goldens_audio.py's 2e-3 of the
+    # peak; int16 outputs 1 level, 24 levels of an 8000 peak at quality=20)
+    "cov_decode_audio_quality": (2e-3, 1e-3), "cov_audio_resample_length_int16": (1, 0.3),
+    "cov_audio_resample_scale_float": (1e-4, 2e-5), "cov_readers_nemo_asr": (32, 10),
+    # float32 FFTs and DCTs summed in another order
+    "cov_spectrogram_window_fn": (2e-5, 1e-6), "cov_audio_axes": (3e-4, 5e-5),
 }
 
 # Cases recorded from DALI that Sluice does not match yet (issue 40, open; the coverage table in
@@ -59,6 +66,11 @@ NOT_YET_EQUAL = {
     "cov_gaussian_blur_sequence": "gaussian_blur takes no FHWC sequences",
     "cov_gaussian_blur_volume": "gaussian_blur takes no DHWC volumes",
     "cov_jpeg_distortion_sequence": "jpeg_compression_distortion takes no FHWC sequences (documented)",
+    "cov_decode_ycbcr": "decoding to YCbCr converts from RGB with other coefficients/rounding than DALI's "
+                        "(up to 18 levels)",
+    **{f"cov_decode_slice_{k}": "decoders.image_slice lacks DALI's slice arguments (issue 40, being fixed)"
+       for k in ("start_end", "rel")},
+    "cov_readers_file_dir_filters": "readers.file has no dir_filters (documented: not supported)",
     "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "
                               "operators)",
 }
