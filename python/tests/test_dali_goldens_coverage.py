@@ -53,6 +53,10 @@ TOLERANCE = {
     "cov_audio_resample_scale_float": (1e-4, 2e-5), "cov_readers_nemo_asr": (32, 10),
     # float32 FFTs and DCTs summed in another order
     "cov_spectrogram_window_fn": (2e-5, 1e-6), "cov_audio_axes": (3e-4, 5e-5),
+    "cov_tensor_resize_sizes_mode": (1, 0.25), "cov_tensor_resize_roi_alignment": (1, 0.3),
+    # shrinking 16-20 pixels to 9 with linear min_filter, float output: Pillow's filter against DALI's
+    "cov_random_resized_crop_whole": (13, 1.4),
+    "cov_bbox_rotate_expand": (5e-6, 2e-6), "cov_random_uniform_range": (5e-7, 5e-7),
 }
 
 # Cases recorded from DALI that Sluice does not match yet (issue 40, open; the coverage table in
@@ -71,6 +75,14 @@ NOT_YET_EQUAL = {
     **{f"cov_decode_slice_{k}": "decoders.image_slice lacks DALI's slice arguments (issue 40, being fixed)"
        for k in ("start_end", "rel")},
     "cov_readers_file_dir_filters": "readers.file has no dir_filters (documented: not supported)",
+    "cov_tensor_resize_filters": "tensor_resize with min_filter=CUBIC/mag_filter=NN and size_rounding='truncate' "
+                                 "differs on a small sample (up to 165 levels); with subpixel_scale=False and a float "
+                                 "output by up to 14",
+    "cov_bbox_rotate_halfway": "bbox_rotate mode='halfway' differs by 0.02 on a box (issue 40, being fixed with the "
+                               "detection operators)",
+    "cov_noise_shot_identity": "noise.shot factor=0: Sluice gives the identity (documented), DALI 2.4 zeros",
+    "cov_multi_paste": "multi_paste refuses NumPy arrays for its region arguments (issue 40, being fixed)",
+    "cov_multi_paste_rel": "multi_paste refuses NumPy arrays for its region arguments (issue 40, being fixed)",
     "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "
                               "operators)",
 }

@@ -146,7 +146,7 @@ CASES = {
     # image decoders
     "cov_decode_no_orientation": ("jpegs", lambda fn, types, x: [
         fn.decoders.image(x, adjust_orientation=False), fn.peek_image_shape(x, adjust_orientation=False),
-        fn.peek_image_shape(x, dtype=types.INT32)]),
+        fn.peek_image_shape(x, dtype=types.INT32), fn.peek_image_shape(x, image_type=types.GRAY)]),
     "cov_decode_fancy_upsampling": ("jpegs", lambda fn, types, x: [
         fn.decoders.image(x, jpeg_fancy_upsampling=True)]),
     "cov_decode_ycbcr": ("jpegs", lambda fn, types, x: [fn.decoders.image(x, output_type=types.YCbCr)]),

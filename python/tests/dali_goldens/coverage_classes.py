@@ -48,9 +48,42 @@ NO_EFFECT_ANY = {
     "num_threads": "threading",
 }
 
-NO_EFFECT = {}
+_CACHE = "the decoded-image cache (DALI: nvJPEG's, GPU decoders only): where a decode is kept, not its pixels"
+_IGNORED_TYPE = "DALI accepts other values and ignores them (docs/dali-compatibility.md: only RGB)"
+NO_EFFECT = {
+    "decoders.image": {a: _CACHE for a in ("cache_batch_copy", "cache_debug", "cache_size", "cache_threshold",
+                                           "cache_type")},
+    "io.file.read": {"use_o_direct": _IO},
+    "readers.numpy": {"use_o_direct": _IO, "register_buffers": "GPU reader only in DALI (pinned buffers)"},
+    "readers.webdataset": {"index_paths": "where the tar's members are, not what they hold"},
+    "readers.coco": {"save_preprocessed_annotations": "writes the parsed annotations to files; outputs unchanged",
+                     "save_preprocessed_annotations_dir": "where save_preprocessed_annotations writes"},
+    "external_source": {"blocking": "when a batch is taken, not its values",
+                        "no_copy": "whether the fed buffer is copied, not its values"},
+    "experimental.inputs.video": {"blocking": "when a batch is taken, not its values",
+                                  "no_copy": "whether the fed buffer is copied, not its values"},
+    "segmentation.random_object_bbox": {"cache_objects": "a cache of the blobs found, not the boxes chosen"},
+    "dump_image": {"input_layout": "the written file's layout; the output is the input",
+                   "suffix": "the written file's name; the output is the input"},
+    "random_bbox_crop": {"quiet": "silences DALI's warnings", "ltrb": "DALI warns it is deprecated: bbox_layout "
+                                                                     "says the same"},
+    "hue": {"image_type": _IGNORED_TYPE},
+    "saturation": {"image_type": _IGNORED_TYPE},
+    "color_twist": {"image_type": _IGNORED_TYPE},
+}
 
-DIFFERENCES = {}
+# Each reason quotes the argument's row in docs/dali-compatibility.md (test_golden_coverage.py checks
+# that the row says "not supported" or "differs").
+DIFFERENCES = {
+    "crop": {"dtype": "not supported: the output keeps the input type"},
+    "resize": {"save_attrs": "not supported: the extra output of input shapes"},
+    "decoders.image_crop": {"crop_d": "not supported: no depth in a decoded image",
+                            "crop_pos_z": "not supported: no depth in a decoded image"},
+    "readers.coco": {"preprocessed_annotations": "differs: Sluice's own file layout"},
+    "experimental.readers.fits": {"dtypes": "differs: an image of another type is an error"},
+    "slice": {"dtype": "differs: uint8, float16 or float"},
+    "decoders.image": {"dtype": "differs: only UINT8"},
+}
 
 DIFFERENT_OPS = {}
 
