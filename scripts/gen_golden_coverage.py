@@ -283,10 +283,14 @@ def render(result):
               "Arguments that do not change the output (not counted):", "",
               "| reason | arguments |", "|---|---|"]
     for reason, args in sorted(no_effect.items()):
-        common = sorted({a.split(".")[-1] for a in args})
-        shown = ", ".join(f"`{a}`" for a in common) + f" ({len(args)} operators)" if len(args) > 6 and \
-            len(common) <= 3 else ", ".join(f"`{a}`" for a in args)
-        lines.append(f"| {reason} | {shown} |")
+        by_name = {}
+        for qualified in args:
+            by_name.setdefault(qualified.rsplit(".", 1)[1], []).append(qualified)
+        shown = []  # an argument many operators share once, with the count; the others by operator
+        for name, qualified in sorted(by_name.items()):
+            shown += [f"`{name}` ({len(qualified)} operators)"] if len(qualified) > 3 else \
+                [f"`{q}`" for q in qualified]
+        lines.append(f"| {reason} | {', '.join(shown)} |")
     lines += ["", END]
     return "\n".join(lines)
 

@@ -67,13 +67,14 @@ def test_zeros_ones_full_like_numpy():
 def test_full_like_takes_data_likes_type_as_dali():
     # DALI 2.4 (dali_goldens cov_cast_like_zeros_like): full_like(int32 data, 2.5) is int32 3s; the
     # fill value is converted as cast converts: half away from zero, saturated.
-    like = [np.zeros(3, np.int32), np.zeros(2, np.uint8)]
-    fill = [np.float32([-2.5]), np.float32([300.0])]
-    a, b = run(lambda: [fn.full_like(src(like), src(fill)), fn.full_like(src(like), 2.5)], batch_size=2)
-    assert a[0].dtype == np.int32 and a[1].dtype == np.uint8
-    np.testing.assert_array_equal(a[0], [-3, -3, -3])
-    np.testing.assert_array_equal(a[1], [255, 255])
-    np.testing.assert_array_equal(b[0], [3, 3, 3])
+    ints, bytes_ = [np.zeros(3, np.int32)], [np.zeros(2, np.uint8)]
+    fill = [np.float32([-2.5])]
+    (a,), (b,), (c,) = run(lambda: [fn.full_like(src(ints), src(fill)), fn.full_like(src(ints), 2.5),
+                                    fn.full_like(src(bytes_), src([np.float32([300.0])]))], batch_size=1)
+    assert a.dtype == b.dtype == np.int32 and c.dtype == np.uint8
+    np.testing.assert_array_equal(a, [-3, -3, -3])
+    np.testing.assert_array_equal(b, [3, 3, 3])
+    np.testing.assert_array_equal(c, [255, 255])
 
 
 def test_cast_like_matches_numpy():

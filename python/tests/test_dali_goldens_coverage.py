@@ -38,8 +38,8 @@ TOLERANCE = {
     "cov_resize_longer_filters": (7, 0.3), "cov_resize_max_size_subpixel": (1, 0.25), "cov_resize_volume": (2, 0.4),
     "cov_resize_sequence": (2, 0.4), "cov_rcm_shorter_crop_mirror": (1, 0.3), "cov_rcm_size_mode": (1, 0.3),
     "cov_rcm_roi_float": _FLOAT, "cov_rcm_roi_relative": (1, 0.3), "cov_rcm_longer_max": (1, 0.3),
-    "cov_rcm_volume": (1, 0.2), "cov_cmn_volume": _FLOAT, "cov_rotate_size_float": (5e-3, 2e-4),
-    "cov_rotate_sequence": (1, 0.01), "cov_warp_perspective_forward_center": (1, 0.01),
+    "cov_rcm_volume": (2, 0.2), "cov_cmn_volume": _FLOAT, "cov_rotate_size_float": (5e-3, 2e-4),
+    "cov_rotate_sequence": (1, 0.01), "cov_rotate_per_frame": (1, 0.01), "cov_warp_perspective_forward_center": (1, 0.01),
     "cov_contrast_center_float": _FLOAT, "cov_hue_float": _FLOAT, "cov_saturation_float": _FLOAT,
     "cov_color_twist_float": _FLOAT, "cov_color_space_ycbcr_rgb": (1, 0.01), "cov_sphere_args": (1, 0.01),
     # float32 sums of squares of uint8 values (~1e4): a few ulps
@@ -54,8 +54,10 @@ TOLERANCE = {
     # float32 FFTs and DCTs summed in another order
     "cov_spectrogram_window_fn": (2e-5, 1e-6), "cov_audio_axes": (3e-4, 5e-5),
     "cov_tensor_resize_sizes_mode": (1, 0.25), "cov_tensor_resize_roi_alignment": (1, 0.3),
-    # shrinking 16-20 pixels to 9 with linear min_filter, float output: Pillow's filter against DALI's
-    "cov_random_resized_crop_whole": (13, 1.4),
+    # shrinking 16-20 pixels to 9 with a cubic min_filter, float output: Pillow's filter against DALI's
+    "cov_random_resized_crop_whole": (8, 1.0),
+    # decoding to GRAY: DALI's decoder rounds the luma down, Sluice to nearest (test_dali_goldens_image.py)
+    "cov_decode_random_crop_whole": (1, 0.55),
     "cov_bbox_rotate_expand": (5e-6, 2e-6), "cov_random_uniform_range": (5e-7, 5e-7),
 }
 
@@ -83,6 +85,8 @@ NOT_YET_EQUAL = {
     "cov_noise_shot_identity": "noise.shot factor=0: Sluice gives the identity (documented), DALI 2.4 zeros",
     "cov_multi_paste": "multi_paste refuses NumPy arrays for its region arguments (issue 40, being fixed)",
     "cov_multi_paste_rel": "multi_paste refuses NumPy arrays for its region arguments (issue 40, being fixed)",
+    "cov_select_masks_reindex": "select_masks keeps polygons DALI drops (issue 40, being fixed with the detection "
+                                "operators)",
     "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "
                               "operators)",
 }

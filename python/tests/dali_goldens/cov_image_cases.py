@@ -61,7 +61,7 @@ CASES = {
         fn.resize_crop_mirror(x, resize_longer=30, max_size=25, crop=[10, 10])]),
     "cov_rcm_volume": ("dhwc", lambda fn, types, x: [
         fn.resize_crop_mirror(x, resize_z=4, resize_x=10, resize_y=8, crop_d=3, crop_h=6, crop_w=6,
-                              crop_pos_z=0.5)]),
+                              crop_pos_z=0.3)]),
     # crop and crop_mirror_normalize
     "cov_crop_hw_truncate_float": ("hwc", lambda fn, types, x: [
         fn.crop(x, crop_h=7, crop_w=9, crop_pos_x=0.33, crop_pos_y=0.61, rounding="truncate")]),
@@ -84,6 +84,8 @@ CASES = {
         fn.rotate(x, angle=35, size=[20, 24], dtype=types.FLOAT, fill_value=0)]),
     "cov_rotate_volume_axis": ("dhwc", lambda fn, types, x: [
         fn.rotate(x, angle=90, axis=[0, 0, 1], interp_type=types.INTERP_NN, keep_size=True)]),
+    "cov_rotate_per_frame": ("fhwc", lambda fn, types, x: [fn.rotate(x, angle=fn.per_frame(
+        fn.constant(fdata=[10.0, -25.0, 40.0], shape=[3], layout="X"), replace=True), fill_value=0, keep_size=True)]),
     "cov_rotate_sequence": ("fhwc", lambda fn, types, x: [fn.rotate(x, angle=-20, fill_value=3)]),
     "cov_warp_affine_nn_forward_float": ("hwc", lambda fn, types, x: [
         fn.warp_affine(x, matrix=[1.1, 0.1, 2.0, -0.1, 0.9, 1.0], inverse_map=False, interp_type=types.INTERP_NN,

@@ -32,6 +32,19 @@ def _wav(samples, rate, channels=1):
     return buf.getvalue()
 
 
+def _png(pixels):
+    """A PNG (8-bit RGB, no filtering) of an HxWx3 uint8 array: square images for image_random_crop."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    h, w, _ = pixels.shape
+    raw = b"".join(b"\0" + pixels[y].tobytes() for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
 def _tone(n, freq, rate, channels=1):
     t = np.arange(n) / rate
     x = np.round(8000 * np.sin(2 * np.pi * freq * t)).astype(np.int16)
@@ -131,7 +144,8 @@ def inputs():
     rng = np.random.default_rng(4)
     signals = [(0.5 * np.sin(np.arange(n) * 0.05) + 0.01 * rng.standard_normal(n)).astype(np.float32)
                for n in (1200, 900, 1500)]
-    return {"jpegs": (None, jpegs), "npys": (None, npys), "wavs": (None, wavs), "signals": (None, signals)}
+    squares = [np.frombuffer(_png(rng.integers(0, 255, (n, n, 3)).astype(np.uint8)), np.uint8) for n in (12, 16, 9)]
+    return {"squares": (None, squares), "jpegs": (None, jpegs), "npys": (None, npys), "wavs": (None, wavs), "signals": (None, signals)}
 
 
 def _d(*parts):
@@ -163,6 +177,10 @@ CASES = {
     "cov_decode_slice_inputs": ("jpegs", lambda fn, types, x: [
         fn.decoders.image_slice(x, np.float32([3, 2]), np.float32([7, 8]), normalized_anchor=False,
                                 normalized_shape=False)]),
+    # square images, a crop of the whole area and aspect 1: the one possible window is the whole image
+    "cov_decode_random_crop_whole": ("squares", lambda fn, types, x: [
+        fn.decoders.image_random_crop(x, random_area=[1.0, 1.0], random_aspect_ratio=[1.0, 1.0], num_attempts=2,
+                                      output_type=types.GRAY, adjust_orientation=False, jpeg_fancy_upsampling=True)]),
     "cov_decode_numpy": ("npys", lambda fn, types, x: [fn.decoders.numpy(x, dtype=types.INT16)]),
     # audio
     "cov_decode_audio_quality": ("wavs", lambda fn, types, x: [

@@ -36,7 +36,10 @@ def inputs():
     square = [rng.integers(0, 255, (16, 16, 3)).astype(np.uint8), rng.integers(0, 255, (20, 20, 3)).astype(np.uint8)]
     boxes = [np.float32([[0.1, 0.2, 0.5, 0.6], [0.3, 0.1, 0.9, 0.4]]), np.float32([[0.0, 0.0, 0.3, 0.3]])]
     shapes = [np.int64([20, 20, 3]), np.int64([16, 16, 1])]  # square: a whole-image crop only
-    return {"hwc": ("HWC", hwc), "square": ("HWC", square), "boxes": (None, boxes), "masks": (None, _masks()),
+    # select_masks: per row, [mask id, first vertex, end vertex, x, y] (the last two are the vertices)
+    polygons = [np.int32([[1, 0, 2, 0, 0], [3, 2, 3, 5, 1], [2, 3, 4, 2, 2], [3, 4, 5, 7, 7], [0, 1, 2, 1, 9]]),
+                np.int32([[3, 0, 3, 1, 1], [1, 3, 4, 2, 3], [2, 1, 2, 4, 4], [4, 4, 5, 0, 6], [3, 2, 5, 3, 3]])]
+    return {"polygons": (None, polygons), "hwc": ("HWC", hwc), "square": ("HWC", square), "boxes": (None, boxes), "masks": (None, _masks()),
             "pixel_masks": (None, _pixel_masks()), "shapes": (None, shapes)}
 
 
@@ -84,7 +87,7 @@ CASES = {
         fn.random_resized_crop(x, size=[10, 12], random_area=[1.0, 1.0], random_aspect_ratio=[1.0, 1.0],
                                num_attempts=1, interp_type=types.INTERP_NN, antialias=False),
         fn.random_resized_crop(x, size=[9, 9], random_area=1.0, random_aspect_ratio=1.0, dtype=types.FLOAT,
-                               min_filter=types.INTERP_LINEAR, mag_filter=types.INTERP_CUBIC)]),
+                               min_filter=types.INTERP_CUBIC, mag_filter=types.INTERP_CUBIC)]),
     "cov_random_crop_generator_whole": ("shapes", lambda fn, types, x: [
         *fn.random_crop_generator(fn.slice(x, 0, 2, axes=[0]), random_area=[1.0, 1.0],
                                   random_aspect_ratio=[1.0, 1.0], num_attempts=1)]),
@@ -108,6 +111,9 @@ CASES = {
                                             class_weights=[1.0], output_class=True),
         fn.segmentation.random_object_bbox(x, format="box", background=2, k_largest=1, ignore_class=True),
         *fn.segmentation.random_object_bbox(x, threshold=[2, 2], classes=[2, 5])]),
+    "cov_select_masks_reindex": ("polygons", lambda fn, types, x: [*fn.segmentation.select_masks(
+        np.int32([3, 1]), fn.slice(x, 0, 3, axes=[1]), fn.cast(fn.slice(x, 3, 2, axes=[1]), dtype=types.FLOAT),
+        reindex_masks=True)]),
     # others
     "cov_misc_extras": ("hwc", lambda fn, types, x: [
         fn.erase(x, anchor=[2, 0.1], shape=[0.5, 0.3], normalized_shape=True, axis_names="HW"),

@@ -18,7 +18,7 @@ _MEMORY = "a memory preallocation hint"
 NO_EFFECT_ANY = {
     "bytes_per_sample_hint": _MEMORY,
     "preserve": "keeps an unused operator in the graph",
-    "seed": "picks the random stream; Sluice's streams are not DALI's (docs/dali-compatibility.md, Random numbers)",
+    "seed": "picks the random stream; Sluice's generators are not DALI's, so no seed reproduces DALI's draws",
     "tensor_init_bytes": _MEMORY,
     "initial_fill": _READER_SHARDING,
     "random_shuffle": _READER_SHARDING,
@@ -45,7 +45,6 @@ NO_EFFECT_ANY = {
     "hybrid_huffman_threshold": "a GPU decoder scheduling knob",
     "use_fast_idct": "a GPU decoder knob",
     "affine": "thread affinity of the decoding threads",
-    "num_threads": "threading",
 }
 
 _CACHE = "the decoded-image cache (DALI: nvJPEG's, GPU decoders only): where a decode is kept, not its pixels"
@@ -82,7 +81,8 @@ DIFFERENCES = {
     "readers.coco": {"preprocessed_annotations": "differs: Sluice's own file layout"},
     "experimental.readers.fits": {"dtypes": "differs: an image of another type is an error"},
     "slice": {"dtype": "differs: uint8, float16 or float"},
-    "decoders.image": {"dtype": "differs: only UINT8"},
+    **{op: {"dtype": "differs: only UINT8 (as `decoders.image`)"} for op in (
+        "decoders.image", "decoders.image_crop", "decoders.image_random_crop", "decoders.image_slice")},
 }
 
 DIFFERENT_OPS = {}
