@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Writes the small database files the golden cases of python/tests/dali_goldens/cov_readers_cases.py
-read (Caffe and Caffe2 LMDB databases, an MXNet RecordIO file with its index) into
+read (Caffe and Caffe2 LMDB databases, an MXNet RecordIO file with its index, two small VP9 videos) into
 python/tests/dali_goldens/cov_data/, where they are checked in: DALI's recorder has no LMDB or FITS
-writer, so both DALI and Sluice read these files. Run with the project's Python (it has lmdb and
-protobuf):
+writer, so both DALI and Sluice read these files. Run with the project's Python (it has lmdb,
+protobuf and PyAV):
 
     PYTHONPATH=python .venv/bin/python scripts/make_golden_reader_data.py
 
 The writers are the reader tests' own (python/tests/test_caffe_readers.py, test_mxnet_reader.py).
 """
+import os
 import pathlib
 import shutil
 import sys
@@ -45,6 +46,23 @@ def main():
     # MXNet RecordIO: images with one or several labels
     mxnet.write_rec(OUT / "images.rec", OUT / "images.idx",
                     [([1.0], png_bytes(0)), ([2.0, 3.5], png_bytes(1)), ([4.0], png_bytes(2))])
+    # Video: 12 and 9 frames of 32x24 VP9 in WebM (moving gradients), every 4th a key frame (DALI 2.4's
+    # CPU decoder takes VP8, VP9, AV1 and MPEG-4 Part 2, not H.264)
+    import av
+
+    os.makedirs(OUT / "video")
+    for name, n, shift in (("a.webm", 12, 3), ("b.webm", 9, -2)):
+        with av.open(str(OUT / "video" / name), "w") as out:
+            stream = out.add_stream("libvpx-vp9", rate=25, options={"g": "4", "crf": "20", "b": "0", "threads": "1"})
+            stream.width, stream.height, stream.pix_fmt = 32, 24, "yuv420p"
+            y, x = np.mgrid[0:24, 0:32]
+            for f in range(n):
+                rgb = np.stack([(x * 8 + f * shift * 5) % 256, (y * 10 + f * 9) % 256, ((x + y) * 4) % 256],
+                               -1).astype(np.uint8)
+                for packet in stream.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")):
+                    out.mux(packet)
+            for packet in stream.encode():
+                out.mux(packet)
     for lock in OUT.rglob("lock.mdb"):  # LMDB's reader lock, made by the writer: not data
         lock.unlink()
     for p in sorted(OUT.rglob("*")):
