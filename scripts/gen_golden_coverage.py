@@ -45,10 +45,11 @@ def load_module(path, name):
 # ---- tracing -------------------------------------------------------------------------------------
 
 class Node:
-    """Stands for a DataNode: every operation on it gives another Node."""
+    """Stands for a DataNode: every operation on it gives another Node. The case's input knows its
+    layout and type; cast and the operators that keep both (LAYOUT_KEEPING) pass them on."""
 
-    def __init__(self, outputs=1):
-        self._outputs = outputs
+    def __init__(self, outputs=1, layout=None, dtype=None):
+        self._outputs, self._layout, self._dtype = outputs, layout, dtype
 
     def __iter__(self):
         return iter([Node() for _ in range(self._outputs)])
@@ -70,6 +71,12 @@ class Node:
     __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _op
     __neg__ = __pos__ = __invert__ = __abs__ = _op
     __hash__ = object.__hash__
+
+
+# Operators whose output has their input's layout and type (for tracing the layouts cases feed).
+LAYOUT_KEEPING = {"slice", "crop", "pad", "flip", "copy", "erase"}
+DTYPES = {"UINT8": "uint8", "UINT16": "uint16", "INT8": "int8", "INT16": "int16", "INT32": "int32", "INT64": "int64",
+          "FLOAT16": "float16", "FLOAT": "float32", "FLOAT64": "float64", "BOOL": "bool"}
 
 
 class Token(str):
@@ -102,28 +109,51 @@ class Recorder:
         return Recorder(self._calls, self._outputs, f"{self._path}.{name}" if self._path else name)
 
     def __call__(self, *args, **kwargs):
-        self._calls.append((self._path, kwargs))
+        source = next((a for a in args if isinstance(a, Node)), None)
+        fed = (source._layout, source._dtype) if source is not None and source._dtype else None
+        self._calls.append((self._path, kwargs, fed))
+        if fed and self._path == "cast" and isinstance(kwargs.get("dtype"), Token):
+            return Node(1, fed[0], DTYPES.get(kwargs["dtype"].split(".", 1)[1]))
+        if fed and self._path in LAYOUT_KEEPING:
+            return Node(1, *fed)
         return Node(self._outputs(self._path))
 
 
-def trace(build, outputs):
-    """The (operator, kwargs) calls one case function makes."""
+def trace(build, outputs, layout=None, dtype=None):
+    """The (operator, kwargs, (input layout, input type) or None) calls one case function makes, its
+    input being of that layout and type."""
     calls = []
     params = len(inspect.signature(build).parameters)
     fn = Recorder(calls, outputs)
-    args = [fn, Types()] + [Recorder(calls, outputs, "math")] * (params - 3) + [Node()]
+    args = [fn, Types()] + [Recorder(calls, outputs, "math")] * (params - 3) + [Node(1, layout, dtype)]
     build(*args)
     return calls
 
 
-def case_functions(module):
-    """{case name: function} over the module's *CASES dicts (values: a function, or a tuple ending in one)."""
+# The input layout and type of the older families' case lists (the cov_* families say theirs in inputs()).
+ROOTS = {("image", "PIXEL_CASES"): ("HWC", "uint8"), ("plugins", "CASES"): ("HWC", "uint8"),
+         ("detection", "CASES"): (None, "float32"), ("tensor", "CASES"): (None, "float32"),
+         ("audio", "SIGNAL_CASES"): (None, "float32")}
+
+
+def case_functions(family, module):
+    """{case name: (function, input layout, input type)} over the module's *CASES dicts (values: a
+    function, or a tuple ending in one: (kind, function) in the cov_* families, (kind, layout,
+    function) in audio's ARRAY_CASES)."""
     out = {}
+    kinds = module.inputs() if family.startswith("cov_") else {}
     for attr in sorted(dir(module)):
         value = getattr(module, attr)
-        if attr.endswith("CASES") and isinstance(value, dict):
-            for name, entry in value.items():
-                out[name] = entry[-1] if isinstance(entry, tuple) else entry
+        if not (attr.endswith("CASES") and isinstance(value, dict)):
+            continue
+        for name, entry in value.items():
+            layout, dtype = ROOTS.get((family, attr), (None, None))
+            if isinstance(entry, tuple) and len(entry) == 2 and entry[0] in kinds:
+                layout, arrays = kinds[entry[0]]
+                dtype = arrays[0].dtype.name
+            elif isinstance(entry, tuple) and len(entry) == 3:
+                layout, dtype = entry[1], "float32"
+            out[name] = (entry[-1] if isinstance(entry, tuple) else entry, layout, dtype)
     return out
 
 
@@ -182,19 +212,21 @@ def compute():
     def outputs(path):
         return classes.OUTPUTS.get(canonical(path), 1)
 
-    hits, cases = {}, 0  # (op, arg) -> {case: reason or None}
+    hits, cases, inputs = {}, 0, {}  # (op, arg) -> {case: reason or None}; op -> {(layout, type)}
     ops_seen = {}
     for path in sorted(glob.glob(os.path.join(GOLDENS, "*_cases.py"))):
         family = os.path.basename(path)[:-len("_cases.py")]
         module = load_module(path, f"coverage_{family}_cases")
         marks = case_status(family)
-        for name, build in case_functions(module).items():
+        for name, (build, layout, dtype) in case_functions(family, module).items():
             cases += 1
-            for op, kwargs in trace(build, outputs):
+            for op, kwargs, fed in trace(build, outputs, layout, dtype):
                 op = canonical(op)
                 if op not in schema:
                     continue
                 ops_seen.setdefault(op, set()).add(f"{family}:{name}")
+                if fed:
+                    inputs.setdefault(op, set()).add(fed)
                 for arg, value in kwargs.items():
                     args = schema[op]["args"]
                     if arg in args and not is_default(value, parse_default(args[arg]["default"])):
@@ -225,7 +257,12 @@ def compute():
             else:  # counted as not covered; an operator no golden can record says why
                 rows[arg] = ("not_covered", classes.NO_GOLDEN_OPS.get(op, ""))
         table[op] = rows
-    return {"operators": table, "cases": cases, "ops_seen": ops_seen}
+    takes = {}
+    for op, e in schema.items():  # sequences: DALI expands frames, or lists an F layout; volumes: a D layout
+        layouts = [layout for per_input in e["layouts"] for layout in per_input]
+        takes[op] = (e["sequences"] or any(layout.startswith("F") for layout in layouts),
+                     e["volumes"] or any("D" in layout for layout in layouts))
+    return {"operators": table, "cases": cases, "ops_seen": ops_seen, "inputs": inputs, "takes": takes}
 
 
 def totals(result):
@@ -238,11 +275,16 @@ def totals(result):
     covered = counts.get("covered", 0) + counts.get("differs", 0)
     testable = effect - counts.get("documented", 0)
     with_case = [o for o in ops if o in result["ops_seen"]]
+    fed = {o: {layout or "" for layout, _ in result["inputs"].get(o, ())} for o in ops}
+    seq = [o for o in ops if result["takes"][o][0]]
+    vol = [o for o in ops if result["takes"][o][1]]
     return {"operators": len(ops), "aliases": len(result["operators"]) - len(ops), "with_cases": len(with_case),
             "arguments": sum(counts.values()), "effect": effect, "covered": covered,
             "differs": counts.get("differs", 0), "documented": counts.get("documented", 0),
             "no_effect": counts.get("no_effect", 0), "not_covered": counts.get("not_covered", 0),
-            "testable": testable, "share": covered / testable if testable else 1.0, "cases": result["cases"]}
+            "testable": testable, "share": covered / testable if testable else 1.0, "cases": result["cases"],
+            "sequences": len(seq), "sequences_fed": sum(any(x.startswith("F") for x in fed[o]) for o in seq),
+            "volumes": len(vol), "volumes_fed": sum(any("D" in x for x in fed[o]) for o in vol)}
 
 
 # ---- rendering -----------------------------------------------------------------------------------
@@ -257,9 +299,12 @@ def render(result):
              f"documented differences and {t['not_covered']} are not covered: "
              f"{t['covered']}/{t['testable']} = {100 * t['share']:.1f}% of the arguments that are not documented "
              f"differences, {t['covered']}/{t['effect']} = {100 * t['covered'] / max(t['effect'], 1):.1f}% of all "
-             f"that change the output. Golden cases: {t['cases']}.", "",
-             "| operator | covered | covered, Sluice differs | documented difference | not covered |",
-             "|---|---|---|---|---|"]
+             f"that change the output. Golden cases: {t['cases']}. Of the {t['sequences']} operators DALI "
+             f"lets take sequences, {t['sequences_fed']} are fed one by a case; of the {t['volumes']} that take "
+             f"volumes, {t['volumes_fed']} are fed one (the last column: the layouts and types the cases feed "
+             f"each operator directly, as traced).", "",
+             "| operator | covered | covered, Sluice differs | documented difference | not covered | inputs fed |",
+             "|---|---|---|---|---|---|"]
     no_effect = {}
     for op, rows in result["operators"].items():
         if "" in rows:
@@ -277,7 +322,9 @@ def render(result):
         why = {detail for status, detail in rows.values() if status == "not_covered" and detail}
         if why:
             cells["not_covered"][-1] += f" (no golden: {why.pop()})"
-        lines.append(f"| `{op}` | " + " | ".join(", ".join(cells[k]) for k in cells) + " |")
+        fed = ", ".join(f"{layout} {dtype}" if layout else dtype
+                        for layout, dtype in sorted(result["inputs"].get(op, ()), key=lambda f: (f[0] or "", f[1])))
+        lines.append(f"| `{op}` | " + " | ".join(", ".join(cells[k]) for k in cells) + f" | {fed} |")
     lines += ["", "Deprecated operator names (their arguments are counted under the replacement):", "",
               ", ".join(f"`{op}` → `{rows[''][1]}`" if rows[""][1] else f"`{op}`"
                         for op, rows in result["operators"].items() if "" in rows), "",
