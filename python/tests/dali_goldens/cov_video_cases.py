@@ -5,6 +5,7 @@ test_dali_goldens_coverage.py. CASES: name -> (input kind, build(fn, types, x));
 """
 import os
 import tempfile
+import zlib
 
 import numpy as np
 
@@ -15,11 +16,15 @@ FILES = [os.path.join(VIDEO, n) for n in ("a.webm", "b.webm")]
 
 def file_list(kind):
     """A file list naming this checkout's videos (DALI's forms: frames, or timestamps with `kind`='ts')."""
-    path = os.path.join(tempfile.gettempdir(), f"sluice_dali_goldens_video_{kind}_{os.getpid()}.txt")
     rows = ([f"{FILES[0]} 3 0 8", f"{FILES[1]} 5 2 9"] if kind == "frames" else
             [f"{FILES[0]} 3 0.0 0.3", f"{FILES[1]} 5 0.08 0.35"])
-    with open(path, "w") as f:
-        f.write("\n".join(rows) + "\n")
+    text = "\n".join(rows) + "\n"
+    path = os.path.join(tempfile.gettempdir(), f"sluice_dali_goldens_video_{zlib.crc32(text.encode()):08x}.txt")
+    if not os.path.exists(path):  # named by its content: written once per checkout
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
     return path
 
 
