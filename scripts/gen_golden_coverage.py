@@ -254,8 +254,8 @@ def compute():
                 rows[arg] = ("differs", f"{case}: {reason}")
             elif arg in classes.DIFFERENCES.get(op, {}):
                 rows[arg] = ("documented", classes.DIFFERENCES[op][arg])
-            else:  # counted as not covered; an operator no golden can record says why
-                rows[arg] = ("not_covered", classes.NO_GOLDEN_OPS.get(op, ""))
+            else:  # counted as not covered; an argument or operator no golden can record says why
+                rows[arg] = ("not_covered", classes.NO_GOLDEN.get(op, {}).get(arg, classes.NO_GOLDEN_OPS.get(op, "")))
         table[op] = rows
     takes = {}
     for op, e in schema.items():  # sequences: DALI expands frames, or lists an F layout; volumes: a D layout
@@ -319,9 +319,12 @@ def render(result):
                 cells[status].append(f"`{arg}` ({detail})")
             else:
                 cells[status].append(f"`{arg}`")
-        why = {detail for status, detail in rows.values() if status == "not_covered" and detail}
-        if why:
-            cells["not_covered"][-1] += f" (no golden: {why.pop()})"
+        by_reason = {}  # not covered, grouped by why no golden can cover them ("" when one could)
+        for arg, (status, detail) in rows.items():
+            if status == "not_covered":
+                by_reason.setdefault(detail, []).append(f"`{arg}`")
+        cells["not_covered"] = [", ".join(args) + (f" (no golden: {why})" if why else "")
+                                for why, args in sorted(by_reason.items())]
         fed = ", ".join(f"{layout} {dtype}" if layout else dtype
                         for layout, dtype in sorted(result["inputs"].get(op, ()), key=lambda f: (f[0] or "", f[1])))
         lines.append(f"| `{op}` | " + " | ".join(", ".join(cells[k]) for k in cells) + f" | {fed} |")

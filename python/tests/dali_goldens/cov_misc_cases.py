@@ -103,6 +103,12 @@ CASES = {
         fn.cat(fn.slice(x, 0, 2, axes=[1]), fn.slice(x, 2, 2, axes=[1]) - fn.slice(x, 0, 2, axes=[1]), axis=1),
         crop_shape=[30, 40], input_shape=[30, 40], bbox_layout="xyWH", allow_no_crop=False,
         thresholds=[0.0])]),
+    # a crop scale and aspect within 1e-4 of the whole image's: the window (and the boxes in it) within 1e-4
+    "cov_random_bbox_crop_near_whole": ("boxes", lambda fn, types, x: [*fn.random_bbox_crop(
+        x, fn.cast(fn.reductions.sum(x, axes=[1]) * 10, dtype=types.INT32), scaling=[0.9999, 1.0],
+        aspect_ratio=[0.9999, 1.0001], allow_no_crop=False)]),
+    "cov_random_bbox_crop_shape_layout": ("boxes", lambda fn, types, x: [*fn.random_bbox_crop(
+        x, crop_shape=[30, 40], input_shape=[30, 40], shape_layout="HW", allow_no_crop=False)]),
     "cov_random_mask_pixel": ("pixel_masks", lambda fn, types, x: [
         fn.segmentation.random_mask_pixel(x, value=3, foreground=1),
         fn.segmentation.random_mask_pixel(x, threshold=2.0, foreground=1)]),

@@ -7,7 +7,8 @@ scripts/gen_golden_coverage.py, which writes the coverage table into docs/dali-c
 - DIFFERENCES: arguments where Sluice is documented as different from DALI or as not having the
   argument, in docs/dali-compatibility.md (the reason quotes the row); python/tests/test_golden_coverage.py
   checks that each one is documented there.
-- NO_GOLDEN_OPS: operators no golden can record, with the reason (their arguments stay "not covered").
+- NO_GOLDEN_OPS / NO_GOLDEN: operators and arguments no golden can record, with the reason (they stay
+  "not covered").
 - OUTPUTS: how many outputs an operator returns, for the case tracer (1 when not listed).
 Every other argument must be exercised by a golden case with a non-default value.
 """
@@ -95,6 +96,16 @@ NO_GOLDEN_OPS = {
     "experimental.readers.fits": "DALI 2.4's CPU FITS reader needs a CUDA driver ('CUDA driver version is "
                                  "insufficient' when recording)",
     "random.beta": "no argument leaves a single outcome, and Sluice's random stream is not DALI's",
+    "experimental.inputs.video": "fed by feed_input, which the recorder's pipelines (external_source with a "
+                                 "source) do not use",
+}
+# Single arguments no golden can exercise, and why (they count as not covered).
+NO_GOLDEN = {
+    "readers.caffe2": {a: "DALI 2.4's CPU reader fails ('new_type must be valid type') with label_type 1 or 3, "
+                          "num_labels or additional_inputs" for a in ("num_labels", "additional_inputs")},
+    "segmentation.random_object_bbox": {"foreground_prob": "below 1 the choice is random, and Sluice's random "
+                                                           "stream is not DALI's"},
+    "external_source": {"repeat_last": "works with feed_input only, which the recorder's pipelines do not use"},
 }
 
 DEPRECATED_OPS = {}
