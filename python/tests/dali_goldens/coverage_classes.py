@@ -96,6 +96,7 @@ NO_GOLDEN_OPS = {
     "experimental.readers.fits": "DALI 2.4's CPU FITS reader needs a CUDA driver ('CUDA driver version is "
                                  "insufficient' when recording)",
     "random.beta": "no argument leaves a single outcome, and Sluice's random stream is not DALI's",
+    "dump_image": "writes image files into the working directory (its output is its input)",
     "experimental.inputs.video": "fed by feed_input, which the recorder's pipelines (external_source with a "
                                  "source) do not use",
 }
