@@ -97,8 +97,6 @@ NOT_YET_EQUAL = {
                                 "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
     "cov_seq_cmn": "crop_mirror_normalize refuses output_layout='FCHW' for sequences (DALI requires it; Sluice "
                    "takes 'CHW' for them)",
-    "cov_random_bbox_crop_shape_layout": "random_bbox_crop has no shape_layout (nor a row for it in "
-                                         "docs/dali-compatibility.md)",
     "cov_vol_laplacian": "laplacian takes no DHWC volumes",
     "cov_seq_filter": "filter takes no FHWC sequences",
     "cov_seq_random_resized_crop": "random_resized_crop takes no FHWC sequences",
