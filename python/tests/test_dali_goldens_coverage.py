@@ -74,8 +74,6 @@ NOT_YET_EQUAL = {
     "cov_gaussian_blur_sequence": "gaussian_blur takes no FHWC sequences",
     "cov_gaussian_blur_volume": "gaussian_blur takes no DHWC volumes",
     "cov_jpeg_distortion_sequence": "jpeg_compression_distortion takes no FHWC sequences (documented)",
-    "cov_decode_ycbcr": "decoding to YCbCr converts from RGB with other coefficients/rounding than DALI's "
-                        "(up to 18 levels)",
     **{f"cov_decode_slice_{k}": "decoders.image_slice lacks DALI's slice arguments (issue 40, being fixed)"
        for k in ("start_end", "rel")},
     "cov_readers_file_dir_filters": "readers.file has no dir_filters (documented: not supported)",
