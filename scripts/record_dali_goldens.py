@@ -17,8 +17,10 @@ first and mix another NumPy/cffi into DALI's), e.g.
 
 Writes python/tests/dali_goldens/<family>.npz: the inputs ("input/<i>"), and each case's outputs
 ("<case>/<output>/<sample>"), plus "dali_version". The `names` family writes dali_goldens/ops_names.tsv
-instead: every DALI operator's fn and ops names.
+instead: every DALI operator's fn and ops names; the `schema` family writes dali_goldens/dali_cpu_schema.json:
+every CPU operator's arguments (the list scripts/gen_golden_coverage.py measures the goldens against).
 """
+import json
 import argparse
 import importlib.util
 import os
@@ -48,7 +50,8 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", choices=["audio", "image", "tensor", "detection", "plugins", "names"])
+    ap.add_argument("family", help="audio, image, tensor, detection, plugins, names, schema, or a coverage "
+                    "family cov_<name> (dali_goldens/cov_<name>_cases.py)")
     ap.add_argument("--extra-path", action="append", default=[],
                     help="a directory appended to sys.path (where PyTorch and Numba are, for `plugins`)")
     args = ap.parse_args()
@@ -59,8 +62,15 @@ def main():
     if args.family == "names":
         record_names(nvidia.dali)
         return
+    if args.family == "schema":
+        record_cpu_schema(nvidia.dali)
+        return
     cases = load_cases(args.family)
     record = {"dali_version": np.array(nvidia.dali.__version__)}
+    if args.family.startswith("cov_"):
+        record_coverage(cases, record, fn, types, Pipeline)
+        save(args.family, record, nvidia.dali.__version__)
+        return
     if args.family == "detection":
         record_detection(cases, record, fn, types, Pipeline)
         save(args.family, record, nvidia.dali.__version__)
@@ -167,6 +177,33 @@ def record_images(cases, record, fn, types, Pipeline):
         record_outputs(record, name, run_case(fn, types, Pipeline, build, encoded))
 
 
+def record_coverage(cases, record, fn, types, Pipeline):
+    """A coverage family: inputs() gives {kind: (layout, [arrays])}, stored as "input/<kind>/<i>";
+    CASES {name: (kind, build)} runs build(fn, types, x) on that kind's batch fed by external_source
+    (kind None: no input, x is None, batch size cases.BATCH). A case DALI rejects is recorded as its error."""
+    kinds = cases.inputs()
+    for kind, (_, arrays) in kinds.items():
+        for i, a in enumerate(arrays):
+            record[f"input/{kind}/{i}"] = a
+    for name, (kind, build) in cases.CASES.items():
+        try:
+            if kind is None:
+                pipe = Pipeline(batch_size=cases.BATCH, num_threads=1, device_id=None, seed=7)
+                with pipe:
+                    pipe.set_outputs(*build(fn, types, None))
+                pipe.build()
+                outs = [[np.array(t[i]) for i in range(cases.BATCH)] for t in pipe.run()]
+            else:
+                layout, arrays = kinds[kind]
+                outs = run_case(fn, types, Pipeline, build, arrays, layout)
+            record_outputs(record, name, outs)
+        except Exception as e:
+            message = [line for line in str(e).splitlines() if line.strip() and "no longer valid" not in line
+                       and not line.startswith("C++ context")]
+            record[f"{name}/error"] = np.array(message[-1][:300] if message else type(e).__name__)
+            print(f"{name}: DALI error {record[f'{name}/error']}", file=sys.stderr)
+
+
 def record_plugins(cases, record, fn, types, Pipeline):
     """The lossless files decoded by DALI are the inputs; each case runs DALI's plugin functions on them."""
     import nvidia.dali.plugin.numba
@@ -214,6 +251,42 @@ def record_names(dali):
         f.write(f"# fn name, ops class name, deprecated, backends (c: CPU, g: GPU, m: mixed); DALI {dali.__version__}\n")
         f.write("\n".join(rows) + "\n")
     print(f"wrote {path} ({len(rows)} operators) with DALI {dali.__version__}")
+
+
+def record_cpu_schema(dali):
+    """dali_goldens/dali_cpu_schema.json: every operator DALI runs on the CPU (internal ones, named
+    with a leading underscore, left out), by fn name: its schema name, whether it is deprecated (and
+    in favour of which fn name), its inputs' layouts, whether it takes sequences and volumes, and each
+    argument's type, default (DALI's string for it, null when it has none), whether it may be a
+    tensor and, for deprecated arguments, what replaced them. Checked in so that the golden coverage
+    table (scripts/gen_golden_coverage.py) is computed without DALI."""
+    from nvidia.dali import backend as b
+    from nvidia.dali.ops._names import _op_name
+
+    ops = {}
+    for s in sorted(n for n in b.RegisteredCPUOps() if not n.startswith("_")):
+        sc = b.GetSchema(s)
+        args = {}
+        for a in sc.GetArgumentNames():
+            info = sc.DeprecatedArgInfo(a) if sc.IsDeprecatedArg(a) else None
+            args[a] = {"type": str(sc.GetArgumentType(a)).replace("DALIDataType.", ""),
+                       "default": sc.GetArgumentDefaultValueString(a) if sc.HasArgumentDefaultValue(a) else None,
+                       "tensor": bool(sc.IsTensorArgument(a)),
+                       "deprecated": None if info is None else {"renamed_to": info["renamed_to"],
+                                                                "removed": bool(info["removed"])}}
+        favour = sc.DeprecatedInFavorOf() if sc.IsDeprecated() else ""
+        ops[_op_name(s, "fn")] = {
+            "schema": s, "deprecated": bool(sc.IsDeprecated()),
+            "in_favor_of": _op_name(favour, "fn") if favour else "",
+            "layouts": [[str(layout) for layout in sc.GetSupportedLayouts(i)] for i in range(sc.MaxNumInput())]
+            if sc.MaxNumInput() < 16 else [],
+            "sequences": bool(sc.AllowsSequences()), "volumes": bool(sc.SupportsVolumetric()),
+            "args": args}
+    path = os.path.join(GOLDENS, "dali_cpu_schema.json")
+    with open(path, "w") as f:
+        json.dump({"dali_version": dali.__version__, "operators": ops}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {path} ({len(ops)} operators) with DALI {dali.__version__}")
 
 
 def save(family, record, version):

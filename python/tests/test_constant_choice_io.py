@@ -59,8 +59,22 @@ def test_zeros_ones_full_like_numpy():
         np.testing.assert_array_equal(f[k], np.full((2, 3), fill[k]))
         assert f[k].dtype == np.int16
         np.testing.assert_array_equal(fl[k], np.full(data[k].shape, fill[k]))
+        assert fl[k].dtype == np.float32  # data_like's type, as DALI 2.4
     with pytest.raises(SluiceError, match=r"(?s)full.*fill_value"):
         run(lambda: fn.full(src([np.arange(4, dtype=np.float32)]), shape=[2, 3]), batch_size=1)
+
+
+def test_full_like_takes_data_likes_type_as_dali():
+    # DALI 2.4 (dali_goldens cov_cast_like_zeros_like): full_like(int32 data, 2.5) is int32 3s; the
+    # fill value is converted as cast converts: half away from zero, saturated.
+    ints, bytes_ = [np.zeros(3, np.int32)], [np.zeros(2, np.uint8)]
+    fill = [np.float32([-2.5])]
+    (a,), (b,), (c,) = run(lambda: [fn.full_like(src(ints), src(fill)), fn.full_like(src(ints), 2.5),
+                                    fn.full_like(src(bytes_), src([np.float32([300.0])]))], batch_size=1)
+    assert a.dtype == b.dtype == np.int32 and c.dtype == np.uint8
+    np.testing.assert_array_equal(a, [-3, -3, -3])
+    np.testing.assert_array_equal(b, [3, 3, 3])
+    np.testing.assert_array_equal(c, [255, 255])
 
 
 def test_cast_like_matches_numpy():

@@ -308,6 +308,23 @@ def test_random_bbox_crop_same_for_any_thread_count_and_fixed_crop_shape():
         assert 0 <= a_[0] <= 300 + 1e-3 and 0 <= a_[1] <= 250 + 1e-3
 
 
+def test_random_bbox_crop_shape_layout_orders_crop_and_input_shape():
+    # DALI 2.4: shape_layout="HW" takes crop_shape and input_shape as [H, W]; the anchor and shape
+    # outputs stay [x, y] and [w, h] (dali_goldens cov_random_bbox_crop_shape_layout).
+    rng = np.random.default_rng(3)
+    boxes = [random_boxes(rng, 3, True) for _ in range(4)]
+    wh = run(lambda: fn.random_bbox_crop(src(boxes), crop_shape=[100, 50], input_shape=[400, 300], thresholds=[0.0],
+                                         allow_no_crop=False), 4, seed=5)
+    hw = run(lambda: fn.random_bbox_crop(src(boxes), crop_shape=[50, 100], input_shape=[300, 400], thresholds=[0.0],
+                                         allow_no_crop=False, shape_layout="HW"), 4, seed=5)
+    for x, y in zip(wh, hw):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+    np.testing.assert_allclose(hw[1][0], [100, 50], rtol=1e-6)
+    with pytest.raises(Exception, match="shape_layout"):
+        run(lambda: fn.random_bbox_crop(src(boxes), crop_shape=[5, 5], input_shape=[9, 9], shape_layout="WHD"), 4)
+
+
 def test_random_bbox_crop_bad_arguments_are_named():
     boxes = [np.zeros((2, 4), np.float32)]
     with pytest.raises(Exception, match="thresholds"):

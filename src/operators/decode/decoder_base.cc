@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
+#include "kernels/color/color_space.h"
 #include "operators/on_error_arg.h"
 #include "operators/registry.h"
 #include "operators/stand_in_samples.h"
@@ -177,7 +179,18 @@ void ImageDecoding::DecodeSample(const Workspace& ws, int i, TensorList& out) {
   const TensorList& in = ws.Input(0);
   try {
     std::span<const uint8_t> bytes(in.sample<uint8_t>(i), static_cast<size_t>(in.shape(i).num_elements()));
-    kernels::DecodeImage(bytes, st.info, st.params, out.mutable_sample<uint8_t>(i), out.sample_bytes(i));
+    if (st.params.output_type == kernels::OutputColor::kYCbCr) {
+      // DALI 2.4's YCbCr is its RGB decode converted as color_space_conversion converts (BT.601,
+      // studio range), not JPEG's own full-range YCbCr: decode RGB, then the same kernel.
+      kernels::DecodeParams rgb_params = st.params;
+      rgb_params.output_type = kernels::OutputColor::kRGB;
+      std::vector<uint8_t> rgb(out.sample_bytes(i));
+      kernels::DecodeImage(bytes, st.info, rgb_params, rgb.data(), rgb.size());
+      kernels::ConvertColorSpace(rgb.data(), kernels::ColorSpace::kRGB, out.mutable_sample<uint8_t>(i),
+                                 kernels::ColorSpace::kYCbCr, DType::kUInt8, rgb.size() / 3);
+    } else {
+      kernels::DecodeImage(bytes, st.info, st.params, out.mutable_sample<uint8_t>(i), out.sample_bytes(i));
+    }
   } catch (const Error& e) {
     if (!replace_on_error_) throw;
     st.error = e.message();

@@ -3,6 +3,8 @@
 // crop_shape), the boxes that stay (relative to the window, in the input's layout), their labels
 // (with the labels input) and their indices (output_bbox_indices).
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "kernels/detection/bbox_crop.h"
 #include "operators/detection/box_input.h"
@@ -16,6 +18,14 @@ bool LtrbLayout(const Operator& op) {
   if (layout.empty() || layout == "xyXY") return true;
   if (layout == "xyWH") return false;
   op.ThrowArgError("bbox_layout", "'" + layout + "' is not supported: \"xyXY\" (ltrb, the default) or \"xyWH\" (2-D boxes only)");
+}
+
+// shape_layout: the order of crop_shape and input_shape; true when it is "HW" (else DALI's 2-D default "WH").
+bool HeightFirst(const Operator& op) {
+  const std::string layout = op.Arg<std::string>("shape_layout");
+  if (layout.empty() || layout == "WH") return false;
+  if (layout == "HW") return true;
+  op.ThrowArgError("shape_layout", "'" + layout + "' is not supported: \"WH\" (the default) or \"HW\" (2-D boxes only)");
 }
 
 std::pair<float, float> Range(const Operator& op, const char* name) {
@@ -43,6 +53,7 @@ class RandomBBoxCropOp : public Operator {
     if (HasArg("crop_shape") != HasArg("input_shape"))
       ThrowArgError("crop_shape", "crop_shape and input_shape go together");
     indices_ = Arg<bool>("output_bbox_indices");
+    height_first_ = HeightFirst(*this);
   }
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
@@ -68,10 +79,15 @@ class RandomBBoxCropOp : public Operator {
     for (int i = 0; i < n; ++i) {
       kernels::BBoxCropParams p = params_;
       if (HasArg("crop_shape")) {
-        const auto& c = crop[static_cast<size_t>(i)];
-        const auto& s = input[static_cast<size_t>(i)];
+        std::vector<int64_t> c = crop[static_cast<size_t>(i)];
+        std::vector<int64_t> s = input[static_cast<size_t>(i)];
         if (c.size() != 2 || s.size() != 2 || s[0] <= 0 || s[1] <= 0 || c[0] <= 0 || c[1] <= 0 || c[0] > s[0] || c[1] > s[1])
-          ThrowPerSample("crop_shape", i, "crop_shape and input_shape must be 2 positive [W, H] values, the crop inside the input");
+          ThrowPerSample("crop_shape", i, "crop_shape and input_shape must be 2 positive values (in shape_layout's "
+                                          "order), the crop inside the input");
+        if (height_first_) {  // [H, W] -> [W, H]
+          std::swap(c[0], c[1]);
+          std::swap(s[0], s[1]);
+        }
         p.fixed_w = static_cast<float>(c[0]) / static_cast<float>(s[0]);
         p.fixed_h = static_cast<float>(c[1]) / static_cast<float>(s[1]);
         absolute_[static_cast<size_t>(i)] = {static_cast<float>(s[0]), static_cast<float>(s[1])};
@@ -131,6 +147,7 @@ class RandomBBoxCropOp : public Operator {
  private:
   const bool ltrb_;
   bool indices_ = false;
+  bool height_first_ = false;
   kernels::BBoxCropParams params_;
   std::vector<kernels::BBoxCropResult> results_;
   std::vector<std::vector<float>> absolute_;
@@ -182,6 +199,8 @@ SLUICE_REGISTER_OPERATORS(RegisterRandomBBoxCrop) {
       .Range(-1, 1)
       .Arg("crop_shape", ArgType::kIntList, std::vector<int64_t>{}, "A fixed window [W, H] (with input_shape).", true)
       .Arg("input_shape", ArgType::kIntList, std::vector<int64_t>{}, "The image's [W, H] (with crop_shape).", true)
+      .Arg("shape_layout", ArgType::kString, std::string(),
+           "The order of crop_shape and input_shape: \"WH\" (DALI's 2-D default, also when empty) or \"HW\".")
       .Arg("output_bbox_indices", ArgType::kBool, false, "Add an output with the indices of the boxes that stay.")
       .Random()
       .Factory("cpu", MakeFactory<RandomBBoxCropOp>());

@@ -72,7 +72,8 @@ SLUICE_REGISTER_OPERATORS(RegisterGaussianBlur) {
         "value for both spatial axes or one per axis (H, W). Only sigma: window = 2 * ceil(3 * sigma) + 1; only "
         "window_size: sigma = ((window_size - 1) / 2 - 1) * 0.3 + 0.8.")
       .Input("input", "Images: uint8, int16, uint16 or float32.",
-             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32}, FilterImageLayouts())
+             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32}, FilterImageLayouts().AllowSequence())
+      .UnfoldsSequences()
       .Output("output", "The blurred images, same shape.")
       .Arg("sigma", ArgType::kFloatList, std::vector<double>{0.0},
            "Standard deviation of the Gaussian, one value or one per spatial axis (per sample allowed); 0: from "

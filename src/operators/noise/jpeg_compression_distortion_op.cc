@@ -47,7 +47,9 @@ SLUICE_REGISTER_OPERATORS(RegisterJpegCompressionDistortion) {
   OpSchema s("jpeg_compression_distortion");
   s.Doc("Introduces JPEG compression artifacts: each image is encoded as a JPEG at `quality` and decoded again "
         "(libjpeg-turbo; 4:2:0 chroma subsampling for RGB).")
-      .Input("input", "uint8 HWC images with 3 (RGB) or 1 channels.", {DType::kUInt8}, InputLayouts{"HWC"})
+      .Input("input", "uint8 HWC images with 3 (RGB) or 1 channels, or FHWC sequences of them (frame by frame).",
+             {DType::kUInt8}, InputLayouts{"HWC"}.AllowSequence())
+      .UnfoldsSequences()
       .Output("output", "The distorted images, same shape.")
       .Arg("quality", ArgType::kInt, int64_t{50},
            "JPEG quality from 1 (lowest) to 100 (highest), per sample allowed; values outside are clamped.", true)

@@ -1,6 +1,7 @@
 // Tensors made from constants and shapes (DALI's fn.constant, full, full_like, zeros, ones,
 // zeros_like, ones_like). full/full_like broadcast fill_value to the output shape by NumPy's rules.
 #include <cstring>
+#include <vector>
 
 #include "kernels/tensor/cast.h"
 #include "operators/operator.h"
@@ -193,7 +194,8 @@ class OnesLike : public FillLike {
 };
 
 // full (fill_value; shape argument) and full_like (data_like, fill_value): fill_value broadcast to
-// the output shape; the output has fill_value's type.
+// the output shape. full's output has fill_value's type; full_like's has data_like's (as DALI 2.4:
+// fill_value converted as `cast` does, rounding half away from zero and saturating).
 class Full : public Operator {
  public:
   Full(const OpSpec& spec, bool like) : Operator(spec), like_(like) {}
@@ -217,13 +219,20 @@ class Full : public Operator {
             ThrowArgError("layout", "'" + layout + "' does not match the output's " + std::to_string(s.ndim()) + " dimensions");
     }
     for (int i = 0; i < fill.num_samples(); ++i) CheckBroadcast(*this, fill.shape(i), shapes[static_cast<size_t>(i)], i);
-    return {{shapes, fill.dtype(), layout, true}};
+    return {{shapes, like_ ? ws.Input(0).dtype() : fill.dtype(), layout, true}};
   }
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& fill = ws.Input(like_ ? 1 : 0);
     TensorList& out = ws.Output(0);
-    Broadcast(static_cast<const uint8_t*>(fill.raw_sample(i)), fill.shape(i), static_cast<uint8_t*>(out.raw_mutable_sample(i)),
-              out.shape(i), SizeOf(fill.dtype()));
+    const auto* src = static_cast<const uint8_t*>(fill.raw_sample(i));
+    std::vector<uint8_t> converted;
+    if (out.dtype() != fill.dtype()) {  // full_like: the fill value in data_like's type, then broadcast
+      const auto n = static_cast<size_t>(fill.shape(i).num_elements());
+      converted.resize(n * SizeOf(out.dtype()));
+      kernels::Cast(src, fill.dtype(), converted.data(), out.dtype(), n);
+      src = converted.data();
+    }
+    Broadcast(src, fill.shape(i), static_cast<uint8_t*>(out.raw_mutable_sample(i)), out.shape(i), SizeOf(out.dtype()));
   }
 
  private:
@@ -305,7 +314,8 @@ SLUICE_REGISTER_OPERATORS(RegisterConstantOperators) {
   r.Register(std::move(ShapeArgs(full)));
   r.Register(OpSchema("full_like")
                  .Doc("Tensors with the shape and layout of data_like filled with fill_value, broadcast by NumPy's "
-                      "rules (DALI's full_like); the output has fill_value's type.")
+                      "rules (DALI's full_like); the output has data_like's type (fill_value converted as `cast` "
+                      "does: rounded half away from zero, saturated).")
                  .Input("data_like", "The data whose shape and layout are copied.")
                  .Input("fill_value", "The fill value per sample.")
                  .Output("output", "The filled tensors.")
