@@ -1,8 +1,15 @@
 """Shared helpers for the Python tests. Run from the repository root with PYTHONPATH=python."""
+import os
+
 import pytest
 
 import sluice
 from sluice import _sluice
+
+# The folder holding the sluice package these tests import: the checkout's python/ (PYTHONPATH=python)
+# or an installed wheel's site-packages (scripts/test_wheel_matrix.sh). Subprocesses that run an
+# example get it as PYTHONPATH, so they import the same sluice.
+SLUICE_PYTHONPATH = os.path.dirname(os.path.dirname(os.path.abspath(sluice.__file__)))
 
 
 def registered(op_name):
