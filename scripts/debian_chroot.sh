@@ -36,13 +36,22 @@ _chroot_copy_host_config() {
 
 # chroot_ensure SUITE [PACKAGE...] -> prints the chroot's directory. Arch: $CHROOT_ARCH (default amd64).
 chroot_ensure() {
+  mkdir -p "$SLUICE_CHROOT_CACHE"
+  # One caller at a time per chroot (two apt-gets in one chroot fail on dpkg's lock): the subshell
+  # holds the lock until it ends, whichever way.
+  (
+    flock 9
+    _chroot_ensure_locked "$@"
+  ) 9> "$SLUICE_CHROOT_CACHE/${1}-${CHROOT_ARCH:-amd64}.lock"
+}
+
+_chroot_ensure_locked() {
   local suite=$1; shift
   local arch=${CHROOT_ARCH:-amd64}
   local dir=$SLUICE_CHROOT_CACHE/$suite-$arch
   if [ ! -f "$dir/.sluice-chroot-ready" ]; then
     command -v debootstrap > /dev/null ||
       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2
-    mkdir -p "$SLUICE_CHROOT_CACHE"
     rm -rf "$dir.tmp"
     echo "== debootstrap --variant=minbase $suite ($arch) into $dir" >&2
     local t0=$SECONDS
@@ -64,7 +73,9 @@ chroot_ensure() {
   if [ ${#missing[@]} -gt 0 ]; then
     echo "== apt-get install in $suite: ${missing[*]}" >&2
     local t0=$SECONDS
-    chroot "$dir" env DEBIAN_FRONTEND=noninteractive apt-get update -q > /dev/null
+    # sid's Release file carries a Valid-Until a few days ahead; a machine whose clock runs past the
+    # mirror's last sync would refuse it, and the packages are still checked against their signatures.
+    chroot "$dir" env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Check-Valid-Until=false update -q > /dev/null
     chroot "$dir" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
       > "$SLUICE_CHROOT_CACHE/$suite-$arch.apt.log" 2>&1 || {
       tail -20 "$SLUICE_CHROOT_CACHE/$suite-$arch.apt.log" >&2

@@ -28,10 +28,13 @@ MATRIX=${MATRIX:-"trixie:python3.13 sid:python3.14 sid:python3.15"}
 # Python tests that run from an installed wheel: no fn.testing operators (a wheel has none; the few
 # tests that use them are skipped by conftest's requires_testing_ops), no build tree, no host-only
 # tools. Paths under python/tests.
+# Beyond those: the Python surfaces newer interpreters change under the package (the AST rewriting of
+# conditionals, python_function's GIL and finalization, the fork/spawn workers of the parallel
+# external_source: 3.14 changed multiprocessing's default start method).
 TESTS=(test_iterator_matrix.py test_dali_goldens_image.py test_dali_goldens_detection.py
        test_dali_goldens_tensor.py test_dali_goldens_audio.py test_dali_goldens_plugins.py
-       test_randaugment_port.py test_mixup_cutmix_port.py test_resnet50_example.py test_types.py
-       test_external_source.py test_pipeline_api.py test_tensors.py)
+       test_randaugment_port.py test_mixup_cutmix_port.py test_resnet50_example.py
+       test_conditionals.py test_python_function.py test_parallel_external_source.py test_external_source.py)
 # With torch (trixie's python3-torch 2.6, python3-torchvision): the PyTorch plugin, the examples and
 # DDP under torchrun.
 TORCH_TESTS=(test_iterator_table.py test_plugin_pytorch_function.py test_plugin_pytorch_ragged.py

@@ -17,6 +17,9 @@ def registered(op_name):
 
 
 requires_file_reader = pytest.mark.skipif(not registered("readers.file"), reason="readers.file is not registered")
+# fn.testing.* (counter, add_constant, ...) are in development builds only: a wheel has none.
+requires_testing_ops = pytest.mark.skipif(not registered("testing.counter"),
+                                          reason="fn.testing is in development builds only, not in a wheel")
 
 
 def make_files(tmp_path, n):
