@@ -50,12 +50,14 @@ if command -v ccache > /dev/null; then
 fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 if [ $abi3 = 1 ]; then
-  # Python 3.13 (trixie's, with its headers) runs pip and scikit-build-core; nanobind and
-  # scikit-build-core for it in build/abi3-python/site (pip --target: nothing is installed in the chroot).
+  # Python 3.13 (trixie's, with its headers) runs pip and scikit-build-core; pip, nanobind and
+  # scikit-build-core for it in build/abi3-python/site, installed there by the tools venv's pip (all
+  # pure Python: --python-version 3.13 picks their wheels; nothing is installed in the chroot).
   py=$(bash "$root/scripts/chroot_python.sh" --print-wrapper)
   site=$root/build/abi3-python/site
-  if ! PYTHONPATH=$site "$py" -c "import nanobind, scikit_build_core" 2> /dev/null; then
-    "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore --break-system-packages --target "$site" "${build_tools[@]}"
+  if ! PYTHONPATH=$site "$py" -c "import pip, nanobind, scikit_build_core" 2> /dev/null; then
+    "$tools/bin/python" -m pip install -q --disable-pip-version-check --target "$site" --python-version 3.13 \
+      --only-binary=:all: "pip==25.0.1" "${build_tools[@]}"
   fi
   export PYTHONPATH=$site
   export CMAKE_ARGS="${CMAKE_ARGS:-} -DPython_INCLUDE_DIR=$(bash "$root/scripts/chroot_python.sh" --print-include)"

@@ -17,7 +17,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/debian_chroot.sh"
-chroot_dir=$(chroot_ensure trixie python3.13 libpython3.13-dev python3-pip)
+# python3-venv and python3-numpy: the abi3 wheel's smoke test runs in the same chroot.
+chroot_dir=$(chroot_ensure trixie python3.13 libpython3.13-dev python3-venv python3-numpy)
 out=$root/build/abi3-python
 mkdir -p "$out/bin"
 

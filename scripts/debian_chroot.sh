@@ -19,7 +19,8 @@ SLUICE_DEBIAN_MIRROR=${SLUICE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # The host's files that pip, apt and TLS inside the chroot need, copied to the same paths.
 _chroot_copy_host_config() {
   local dir=$1 f
-  local files=(/etc/resolv.conf /etc/pip.conf "${PIP_CERT:-}" "${PIP_CONFIG_FILE:-}" "${SSL_CERT_FILE:-}"
+  # /etc/hosts: this machine's own name (torchrun's ranks connect to it by name).
+  local files=(/etc/resolv.conf /etc/hosts /etc/pip.conf "${PIP_CERT:-}" "${PIP_CONFIG_FILE:-}" "${SSL_CERT_FILE:-}"
                "${REQUESTS_CA_BUNDLE:-}")
   for f in "${files[@]}"; do
     [ -n "$f" ] && [ -f "$f" ] || continue
@@ -56,7 +57,10 @@ _chroot_ensure_locked() {
     echo "== debootstrap --variant=minbase $suite ($arch) into $dir" >&2
     local t0=$SECONDS
     # Made aside and moved in place when complete: an interrupted debootstrap is never reused.
-    debootstrap --variant=minbase --arch="$arch" --include=ca-certificates "$suite" "$dir.tmp" \
+    # The first caller's packages come with debootstrap (one download and unpack, no apt-get update).
+    local include=ca-certificates p
+    for p in "$@"; do include+=",$p"; done
+    debootstrap --variant=minbase --arch="$arch" --include="$include" "$suite" "$dir.tmp" \
       "$SLUICE_DEBIAN_MIRROR" > "$SLUICE_CHROOT_CACHE/$suite-$arch.debootstrap.log" 2>&1 || {
       tail -20 "$SLUICE_CHROOT_CACHE/$suite-$arch.debootstrap.log" >&2
       return 1

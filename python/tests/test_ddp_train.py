@@ -52,9 +52,19 @@ def dataset(tmp_path_factory):
 def run(dataset, tmp_path_factory):
     assert torch.distributed.is_available() and torch.distributed.is_gloo_available()
     out = tmp_path_factory.mktemp("ddp_run")
-    env = dict(os.environ, PYTHONPATH=SLUICE_PYTHONPATH, OMP_NUM_THREADS="1")
+    # torch >= 2.4's TCPStore uses libuv by default, and Debian's torch (2.6 in Debian 13) is built
+    # without it ("use_libuv was requested but PyTorch was build without libuv support"). The
+    # launcher's own stores ignore USE_LIBUV (--standalone's c10d rendezvous, the static one and the
+    # TCPStore it shares with the ranks are made without the argument), so its rendezvous goes through
+    # a FileStore (store_type=file), TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 keeps it from serving a
+    # TCPStore to the ranks, and the ranks' own env:// store reads USE_LIBUV=0. Older torch ignores
+    # both variables.
+    env = dict(os.environ, PYTHONPATH=SLUICE_PYTHONPATH, OMP_NUM_THREADS="1", USE_LIBUV="0",
+               TORCH_DISABLE_SHARE_RDZV_TCP_STORE="1")
     env.pop("SLUICE_DATA", None)
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(WORLD),
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--rdzv_backend", "c10d",
+           "--rdzv_endpoint", str(out / "rendezvous"), "--rdzv_conf", "store_type=file",
+           "--nproc_per_node", str(WORLD),
            "--log_dir", str(out / "logs"), *launcher_workaround(),
            str(ROOT / "examples" / "ddp_train.py"), "--data", str(dataset), "--steps", str(STEPS),
            "--batch-size", str(BATCH), "--log-samples", str(out / "samples")]
