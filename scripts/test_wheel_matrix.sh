@@ -8,11 +8,12 @@
 # in it, under that Python,
 #   1. scripts/smoke_test_wheel.sh (a fresh venv: decode -> resize -> crop_mirror_normalize, the
 #      vendored libcurl, the `sluice` commands, the ldd check);
-#   2. a fresh venv that sees the suite's Debian packages (numpy, pytest, in trixie python3-torch 2.6
-#      and torchvision), the wheel installed into it, and the Python tests that need no build tree
-#      ($TESTS: iterators, DALI goldens, example ports; in trixie also $TORCH_TESTS: the PyTorch
-#      plugin and examples/ddp_train.py under torchrun) run from /mnt/sluice/python/tests, the
-#      checkout mounted read-only, importing the installed sluice.
+#   2. a fresh venv that sees the suite's Debian packages (numpy, pytest, python3-torch and
+#      torchvision where Debian builds them for that Python: trixie's 3.13 has torch 2.6, sid's 3.14
+#      torch 2.14, 3.15 none), the wheel installed into it, and the Python tests that need no build
+#      tree ($TESTS: iterators, DALI goldens, example ports; with torch also $TORCH_TESTS: the
+#      PyTorch plugin and examples/ddp_train.py under torchrun) run from /mnt/sluice/python/tests,
+#      the checkout mounted read-only, importing the installed sluice.
 # Prints the matrix (suite, Python, arch -> installed, smoke test, tests passed/failed/skipped,
 # wheel size, seconds) and writes it to build/wheel_matrix.md. Exits non-zero when any cell failed.
 # Needs root; the first run downloads the chroots (about 1.5 GB with trixie's torch).
@@ -47,7 +48,7 @@ rows=()
 failed=0
 # The DDP test's data set: cut on this machine (its Debian 12 photo packages and Pillow), copied in.
 ddp_data=$root/build/matrix_ddp_data
-if [[ " $MATRIX " == *trixie* ]] && [ ! -f "$ddp_data/.complete" ]; then
+if [ ! -f "$ddp_data/.complete" ]; then
   bash "$root/scripts/make_sample_data.sh" --force --classes 3 --per-class 15 --shard-size 16 "$ddp_data" > /dev/null
   touch "$ddp_data/.complete"
 fi
@@ -56,18 +57,22 @@ for entry in $MATRIX; do
   suite=${entry%%:*}
   py=${entry#*:}
   t0=$SECONDS
-  pkgs=(python3 python3-venv python3-pytest python3-numpy python3-pil "$py" "$py-venv")
-  tests=("${TESTS[@]}")
-  if [ "$suite" = trixie ]; then
-    pkgs+=(python3-torch python3-torchvision)
-    tests+=("${TORCH_TESTS[@]}")
-  fi
+  # Debian builds python3-torch for the suite's default Python only (trixie: 3.13, torch 2.6; sid:
+  # 3.14, torch 2.14): the torch tests run where `import torch` works under $py.
+  pkgs=(python3 python3-venv python3-pytest python3-numpy python3-pil python3-torch python3-torchvision
+        "$py" "$py-venv")
   dir=$(chroot_ensure "$suite" "${pkgs[@]}")
+  tests=("${TESTS[@]}")
+  torch=""
+  if torch_version=$(chroot "$dir" "$py" -c "import torch; print(torch.__version__)" 2> /dev/null); then
+    tests+=("${TORCH_TESTS[@]}")
+    torch=" (torch $torch_version)"
+  fi
   prep=$((SECONDS - t0))
   rm -rf "$dir/tmp/matrix"
   mkdir -p "$dir/tmp/matrix/wheels"
   cp "$whl" "$dir/tmp/matrix/wheels/"
-  [ "$suite" != trixie ] || cp -a "$ddp_data" "$dir/tmp/matrix/ddp_data"
+  cp -a "$ddp_data" "$dir/tmp/matrix/ddp_data"
   log=$root/build/wheel_matrix.$suite.$py.log
   cat > "$dir/tmp/matrix/run.sh" <<EOF
 set -u
@@ -102,14 +107,14 @@ EOF
   smoke=$(sed -n 's/^MATRIX smoke=//p' "$log" | tail -1)
   installed=$(sed -n 's/^MATRIX installed=//p' "$log" | tail -1)
   version=$(chroot "$dir" "$py" -c "import sys; print(sys.version.split()[0])" 2> /dev/null || echo "?")
-  summary=$(grep -E "^(=+ )?[0-9]+ (passed|failed)" "$log" | tail -1 | sed 's/=//g; s/^ *//; s/ *$//')
+  # pytest's closing line ("548 passed, 6 skipped, ... in 116.35s"), whatever it counted first.
+  summary=$(grep -E "[0-9]+ (passed|failed|skipped|errors?|xfailed)\b.* in [0-9.]+s" "$log" | tail -1 |
+            sed 's/=//g; s/^ *//; s/ *$//' || true)
   passed=$(grep -oE "[0-9]+ passed" <<< "$summary" | cut -d' ' -f1 || true)
   nfailed=$(grep -oE "[0-9]+ failed" <<< "$summary" | cut -d' ' -f1 || true)
   errors=$(grep -oE "[0-9]+ errors?" <<< "$summary" | cut -d' ' -f1 || true)
   skipped=$(grep -oE "[0-9]+ skipped" <<< "$summary" | cut -d' ' -f1 || true)
   xfailed=$(grep -oE "[0-9]+ xfailed" <<< "$summary" | cut -d' ' -f1 || true)
-  torch=""
-  [ "$suite" != trixie ] || torch=" (torch $(chroot "$dir" python3 -c 'import torch; print(torch.__version__)' 2> /dev/null))"
   rows+=("| $suite | CPython $version$torch | x86_64 | ${installed:-NO} | ${smoke:-FAIL} | ${passed:-0} | $((${nfailed:-0} + ${errors:-0})) | ${skipped:-0} | ${xfailed:-0} | $((size / 1024)).$(((size % 1024) * 10 / 1024)) MB | $secs s ($prep s chroot) |")
   if [ "${installed:-}" != yes ] || [ "${smoke:-}" != pass ] || [ -z "${passed:-}" ] || [ $((${nfailed:-0} + ${errors:-0})) -ne 0 ]; then
     failed=1
