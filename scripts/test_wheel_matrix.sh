@@ -64,7 +64,9 @@ for entry in $MATRIX; do
   dir=$(chroot_ensure "$suite" "${pkgs[@]}")
   tests=("${TESTS[@]}")
   torch=""
-  if torch_version=$(chroot "$dir" "$py" -c "import torch; print(torch.__version__)" 2> /dev/null); then
+  # (torch's UCX may print a line of its own first: the version is the last line.)
+  if torch_version=$(chroot "$dir" "$py" -c "import torch; print(torch.__version__)" 2> /dev/null | tail -1) &&
+     [ -n "$torch_version" ]; then
     tests+=("${TORCH_TESTS[@]}")
     torch=" (torch $torch_version)"
   fi
@@ -98,8 +100,8 @@ fi
 venv/bin/python -c "import pytest" 2> /dev/null || venv/bin/pip install -q --disable-pip-version-check pytest
 mkdir work && cd work
 SLUICE_DDP_DATA=/tmp/matrix/ddp_data PYTHONDONTWRITEBYTECODE=1 \
-  ../venv/bin/python -m pytest -q -p no:cacheprovider -o cache_dir=/tmp/matrix/cache --rootdir /mnt/sluice \
-  $(printf '/mnt/sluice/python/tests/%s ' "${tests[@]}") 2>&1 | tee ../pytest.log
+  /tmp/matrix/venv/bin/python -m pytest -q -p no:cacheprovider --rootdir /mnt/sluice \
+  $(printf '/mnt/sluice/python/tests/%s ' "${tests[@]}") 2>&1 | tee /tmp/matrix/pytest.log
 EOF
   echo "== $suite $py: ${#tests[@]} test files" >&2
   CHROOT_SRC=$root chroot_run "$dir" bash /tmp/matrix/run.sh > "$log" 2>&1 || true
