@@ -60,7 +60,8 @@ if [ $abi3 = 1 ]; then
       --only-binary=:all: "pip==25.0.1" "${build_tools[@]}"
   fi
   export PYTHONPATH=$site
-  export CMAKE_ARGS="${CMAKE_ARGS:-} -DPython_INCLUDE_DIR=$(bash "$root/scripts/chroot_python.sh" --print-include)"
+  include=$(bash "$root/scripts/chroot_python.sh" --print-include)
+  export CMAKE_ARGS="${CMAKE_ARGS:-} -DPython_INCLUDE_DIR=$include"
   pattern="sluice-*-cp312-abi3-*.whl"
 else
   py=$tools/bin/python
