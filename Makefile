@@ -11,7 +11,7 @@ BENCH_ARGS ?= --plot bench_out/bench.png --json bench_out/bench.json
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps venv configure build build-all build-sanitize wheel test-wheel demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean bench-opencv
+.PHONY: deps venv configure build build-all build-sanitize wheel wheels test-wheel test-wheel-abi3 test-wheel-matrix demo test test-cpp test-asan test-tsan test-fuzz test-python test-soak clean bench-opencv
 
 deps:
 	@bash scripts/install_deps.sh
@@ -40,12 +40,27 @@ demo: build $(DATA)/manifest.tsv
 	PYTHONPATH=python $(PY) -m sluice.tools.bench --data $(DATA) $(BENCH_ARGS)
 
 # The self-contained CPU wheel in dist/ (auditwheel-repaired, smoke-tested in a fresh venv); minutes.
-wheel: venv
+wheel:
 	bash scripts/build_wheel.sh dist
 
+# Both CPU wheels in dist/: cp311 (Debian 12's Python) and cp312-abi3 (one for every CPython >= 3.12,
+# built against Debian 13's Python 3.13 in a cached trixie chroot and smoke-tested there). Root.
+wheels:
+	bash scripts/build_wheel.sh dist
+	bash scripts/build_wheel.sh --abi3 dist
+
+# The abi3 wheel on CPython 3.13 (trixie, with its torch 2.6), 3.14 and 3.15 (sid): installed into a
+# fresh venv in each chroot, smoke-tested, and the Python tests that need no build tree run from it.
+test-wheel-matrix: wheels
+	bash scripts/test_wheel_matrix.sh dist
+
 # CI, after make test: the wheel, installed into a venv without Debian's packages, run on the sample set.
-test-wheel: venv
+test-wheel:
 	SMOKE_ISOLATED=1 bash scripts/build_wheel.sh build/dist
+
+# CI: the abi3 wheel, built and smoke-tested under trixie's Python 3.13 (the chroot is cached).
+test-wheel-abi3:
+	bash scripts/build_wheel.sh --abi3 build/dist
 
 test-cpp: build-all
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600

@@ -8,7 +8,8 @@
 #   scripts/smoke_test_wheel.sh dist/sluice-*.whl
 #
 # The venv sees Debian's site packages (numpy) but not the source tree; SMOKE_ISOLATED=1 makes it
-# without --system-site-packages (numpy then comes from PyPI).
+# without --system-site-packages (numpy then comes from PyPI). SMOKE_PYTHON: the interpreter
+# (default /usr/bin/python3; scripts/smoke_test_wheel_chroot.sh runs this script in a chroot).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,11 +17,12 @@ whl=$(realpath "$1")
 work=$(mktemp -d /tmp/sluice-wheel-smoke.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+python=${SMOKE_PYTHON:-/usr/bin/python3}
 if [ "${SMOKE_ISOLATED:-0}" = 1 ]; then
-  /usr/bin/python3 -m venv venv
+  "$python" -m venv venv
   venv/bin/pip install -q --disable-pip-version-check "$whl"
 else
-  /usr/bin/python3 -m venv --system-site-packages venv
+  "$python" -m venv --system-site-packages venv
   venv/bin/pip install -q --disable-pip-version-check --no-deps "$whl"
 fi
 # The sample set where there is one ($SLUICE_DATA, the checkout's sample_data/ from `make demo`, or

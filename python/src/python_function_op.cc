@@ -11,6 +11,8 @@
 
 #include <sluice/host_function.h>
 
+#include <dlfcn.h>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -25,6 +27,26 @@ namespace {
 // may destroy a pipeline: PipelineObject then must not join this thread; see pipeline.cc).
 thread_local int t_call_depth = 0;
 
+// Whether the interpreter has begun finalizing; called without the GIL (a worker thread must not take
+// it then). Py_IsFinalizing is in the stable ABI only from 3.13, so the abi3 module (Py_LIMITED_API
+// 3.12, one binary for 3.12 and later) finds it in the running interpreter: Py_IsFinalizing from 3.13
+// on, _Py_IsFinalizing (exported, the same function) in 3.12. Looked up once, the first time.
+#if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030D0000
+using IsFinalizingFunction = int (*)();
+
+IsFinalizingFunction LookUpIsFinalizing() {
+  for (const char* name : {"Py_IsFinalizing", "_Py_IsFinalizing"}) {
+    if (void* f = dlsym(RTLD_DEFAULT, name)) return reinterpret_cast<IsFinalizingFunction>(f);
+  }
+  return nullptr;
+}
+
+bool Finalizing() {
+  static const IsFinalizingFunction is_finalizing = LookUpIsFinalizing();
+  // An interpreter exporting neither: nanobind's own flag (false only later, when its internals go).
+  return is_finalizing != nullptr ? is_finalizing() != 0 : !nb::is_alive();
+}
+#else
 bool Finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsFinalizing() != 0;
@@ -32,6 +54,7 @@ bool Finalizing() {
   return _Py_IsFinalizing() != 0;
 #endif
 }
+#endif
 
 struct CallDepth {
   CallDepth() { ++t_call_depth; }

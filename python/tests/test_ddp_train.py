@@ -20,6 +20,8 @@ torch = pytest.importorskip("torch")  # Debian's python3-torch: in the test venv
 pytest.importorskip("torchvision")
 import torch.distributed  # noqa: E402
 
+from conftest import SLUICE_PYTHONPATH  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLASSES, PER_CLASS, BATCH, STEPS, WORLD = 3, 15, 8, 20, 2
 
@@ -32,6 +34,10 @@ def launcher_workaround():
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
+    # SLUICE_DDP_DATA: the same set made beforehand with these arguments (scripts/test_wheel_matrix.sh
+    # makes it on the host, whose Debian 12 photo packages and Pillow the set is cut with, for a chroot).
+    if os.environ.get("SLUICE_DDP_DATA"):
+        return pathlib.Path(os.environ["SLUICE_DDP_DATA"])
     d = tmp_path_factory.mktemp("ddp_data")
     subprocess.run(["bash", str(ROOT / "scripts" / "make_sample_data.sh"), "--force", "--classes", str(CLASSES),
                     "--per-class", str(PER_CLASS), "--shard-size", "16", str(d)],
@@ -46,9 +52,19 @@ def dataset(tmp_path_factory):
 def run(dataset, tmp_path_factory):
     assert torch.distributed.is_available() and torch.distributed.is_gloo_available()
     out = tmp_path_factory.mktemp("ddp_run")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), OMP_NUM_THREADS="1")
+    # torch >= 2.4's TCPStore uses libuv by default, and Debian's torch (2.6 in Debian 13) is built
+    # without it ("use_libuv was requested but PyTorch was build without libuv support"). The
+    # launcher's own stores ignore USE_LIBUV (--standalone's c10d rendezvous, the static one and the
+    # TCPStore it shares with the ranks are made without the argument), so its rendezvous goes through
+    # a FileStore (store_type=file), TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 keeps it from serving a
+    # TCPStore to the ranks, and the ranks' own env:// store reads USE_LIBUV=0. Older torch ignores
+    # both variables.
+    env = dict(os.environ, PYTHONPATH=SLUICE_PYTHONPATH, OMP_NUM_THREADS="1", USE_LIBUV="0",
+               TORCH_DISABLE_SHARE_RDZV_TCP_STORE="1")
     env.pop("SLUICE_DATA", None)
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(WORLD),
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--rdzv_backend", "c10d",
+           "--rdzv_endpoint", str(out / "rendezvous"), "--rdzv_conf", "store_type=file",
+           "--nproc_per_node", str(WORLD),
            "--log_dir", str(out / "logs"), *launcher_workaround(),
            str(ROOT / "examples" / "ddp_train.py"), "--data", str(dataset), "--steps", str(STEPS),
            "--batch-size", str(BATCH), "--log-samples", str(out / "samples")]

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import registered
+from conftest import SLUICE_PYTHONPATH, registered
 
 PIL = pytest.importorskip("PIL.Image")
 NEEDED = ["readers.file", "decoders.image_random_crop", "resize", "crop_mirror_normalize", "random.coin_flip"]
@@ -21,7 +21,7 @@ def make_dataset(root, seed):
         for i in range(4):
             pixels = rng.integers(0, 255, size=(40 + 8 * i, 48, 3), dtype=np.uint8)
             PIL.fromarray(pixels).save(root / f"class{c}" / f"{i}.jpg", quality=90)
-    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+    env = {**os.environ, "PYTHONPATH": SLUICE_PYTHONPATH}
     env.pop("RANK", None)
     env.pop("WORLD_SIZE", None)
     return env
@@ -54,7 +54,7 @@ def test_speech_example_trains_a_few_steps(tmp_path):
     """examples/speech_features.py: DALI's ASR pipeline (nemo_asr ... pad) into a small torch model."""
     pytest.importorskip("soundfile")
     pytest.importorskip("soxr")
-    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+    env = {**os.environ, "PYTHONPATH": SLUICE_PYTHONPATH}
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_speech_data.py"), str(tmp_path), "--count", "12",
                     "--seconds", "1.5", "3"], check=True, capture_output=True, env=env)
     result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "speech_features.py"), str(tmp_path),

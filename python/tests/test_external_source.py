@@ -151,6 +151,7 @@ def test_ops_external_source_in_define_graph():
 
 
 def test_iterator_runs_until_the_source_ends():
+    pytest.importorskip("torch")  # sluice.plugin.pytorch imports it
     from sluice.plugin.pytorch import DALIGenericIterator
 
     batches = [[np.array([i, i]), np.array([i, -i])] for i in range(5)]

@@ -12,6 +12,9 @@ import math
 
 import pytest
 
+# sluice.plugin.pytorch imports torch: skipped, not an import error, where torch is missing.
+torch = pytest.importorskip("torch")
+
 from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
 from conftest import label_pipeline, make_files, requires_file_reader

@@ -8,7 +8,7 @@ from sluice import fn
 from sluice.plugin.pytorch import (DALIClassificationIterator, DALIGenericIterator, GenericIterator,
                                    LastBatchPolicy, shard_info)
 
-from conftest import label_pipeline, make_files, requires_file_reader
+from conftest import label_pipeline, make_files, requires_file_reader, requires_testing_ops
 
 FILL, DROP, PARTIAL = LastBatchPolicy.FILL, LastBatchPolicy.DROP, LastBatchPolicy.PARTIAL
 
@@ -129,6 +129,7 @@ def test_empty_pipeline_is_an_error():
         DALIGenericIterator(pipe, ["x"])
 
 
+@requires_testing_ops
 def test_dynamic_shape_and_pipeline_list_accepted():
     pipes = []
     for k in range(2):

@@ -12,13 +12,15 @@ import os
 import numpy as np
 import pytest
 
+# sluice.plugin.pytorch imports torch: skipped, not an import error, where torch is missing.
+torch = pytest.importorskip("torch")
+
 # Only the module paths DALI users import from (with `nvidia.dali` -> `sluice`).
 from sluice.pipeline import pipeline_def
 from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 import sluice.fn as fn
 import sluice.types as types
 
-torch = pytest.importorskip("torch")
 Image = pytest.importorskip("PIL.Image")
 
 SIZE, CLASSES = 32, 4

@@ -357,6 +357,7 @@ def test_del_pipe_frees_workers_without_a_garbage_collection():
 
 
 def test_pipeline_def_pipeline_in_an_iterator_going_out_of_scope_frees_its_workers():
+    pytest.importorskip("torch")  # sluice.plugin.pytorch imports it
     from sluice.plugin.pytorch import DALIGenericIterator
 
     @sluice.pipeline_def(batch_size=BATCH, num_threads=1, seed=0, py_num_workers=2)

@@ -9,7 +9,7 @@ from sluice import fn, types
 from sluice.plugin.pytorch import DALIRaggedIterator, LastBatchPolicy, feed_ndarray, to_torch_type
 from sluice.tensors import TensorCPU, TensorListCPU
 
-from conftest import make_files, requires_file_reader
+from conftest import make_files, requires_file_reader, requires_testing_ops
 
 
 def test_to_torch_type_is_dalis_table():
@@ -19,6 +19,7 @@ def test_to_torch_type_is_dalis_table():
         types.INT32: torch.int32, types.INT64: torch.int64}
 
 
+@requires_testing_ops
 def test_feed_ndarray_copies_tensors_and_dense_batches():
     pipe = sluice.Pipeline(batch_size=3, num_threads=1, seed=0)
     with pipe:
@@ -61,6 +62,7 @@ def ragged_pipe():
     return pipe
 
 
+@requires_testing_ops
 def test_ragged_iterator_tags():
     it = DALIRaggedIterator(ragged_pipe(), ["list", "dense", "coo"],
                             output_types=[DALIRaggedIterator.SPARSE_LIST_TAG, DALIRaggedIterator.DENSE_TAG,
@@ -85,6 +87,7 @@ def test_ragged_iterator_tags():
         assert coo._nnz() == sum(len(a) for a in RAGGED[k])
 
 
+@requires_testing_ops
 @pytest.mark.filterwarnings("ignore:prefer `reader_name`")
 def test_ragged_iterator_default_is_dense_and_argument_checks():
     pipe = sluice.Pipeline(batch_size=2, num_threads=1, seed=0)

@@ -11,13 +11,15 @@ import shutil
 import numpy as np
 import pytest
 
+# sluice.plugin.pytorch imports torch: skipped, not an import error, where torch is missing.
+torch = pytest.importorskip("torch")
+
 # Only the module paths DALI users import from (with `nvidia.dali` -> `sluice`).
 from sluice import fn, types
 from sluice.auto_aug import rand_augment
 from sluice.pipeline import experimental
 from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
 
-torch = pytest.importorskip("torch")
 
 IMAGES = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "images"
 PHOTOS = ["photo_500x375.jpg", "s444.jpg", "progressive.jpg", "orient_1.jpg"]

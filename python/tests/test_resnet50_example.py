@@ -13,6 +13,9 @@ and the example's `data[0]["label"].squeeze(-1).long()`. The example moves data 
 import numpy as np
 import pytest
 
+# sluice.plugin.pytorch imports torch: skipped, not an import error, where torch is missing.
+torch = pytest.importorskip("torch")
+
 # Only the module paths the example imports from (with `nvidia.dali` -> `sluice`).
 from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
 from sluice.pipeline import pipeline_def
@@ -21,7 +24,6 @@ import sluice.fn as fn
 
 from sluice.device import cuda_available  # not in the example: chooses whether to call .gpu()
 
-torch = pytest.importorskip("torch")
 PIL = pytest.importorskip("PIL.Image")
 
 CROP, SIZE = 32, 40  # the example's 224 and 256, scaled to the tiny test images
