@@ -10,6 +10,7 @@ Tensor, or a Batch for a slice or a list), ``batch.slice[...]`` indexes inside e
 """
 import numpy as np
 
+from ...tensors.conversions import _c_contiguous
 from ...types import to_dali_type
 from . import _arith
 from ._tensor import Tensor, _as_host_array, _check_device, _sliced_layout, _torch_from_numpy
@@ -226,7 +227,7 @@ class _Slicer:
         out = []
         for i, a in enumerate(arrays):
             idx = tuple(_sample_index(item, i) for item in items)
-            out.append(np.ascontiguousarray(a[idx if isinstance(index, tuple) else idx[0]]))
+            out.append(_c_contiguous(a[idx if isinstance(index, tuple) else idx[0]]))
         plain = tuple(0 if isinstance(item, Batch) else item for item in items)
         layout = _sliced_layout(b._layout, plain if isinstance(index, tuple) else plain[0], len(b._layout))
         return Batch._from_arrays(out, layout)

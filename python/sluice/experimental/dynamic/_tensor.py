@@ -8,6 +8,8 @@ Sluice's ``arithmetic.expression`` operator, with DALI's type promotion.
 """
 import numpy as np
 
+from ...tensors.conversions import _c_contiguous
+from ...tensors.host import _alias
 from ...tensors.tensor_cpu import _host_array
 from ...types import DALIDataType, to_dali_type, to_numpy_type
 from . import _arith
@@ -27,9 +29,7 @@ def _as_host_array(data, dtype, what):
         array = _host_array(data, what)
     if dtype is not None:
         array = array.astype(to_numpy_type(_dali_type(dtype)), copy=False)
-    if not array.flags.c_contiguous:
-        array = np.ascontiguousarray(array)
-    return array
+    return _c_contiguous(array)
 
 
 def _dali_type(dtype):
@@ -101,7 +101,7 @@ class Tensor:
         return self._array if dtype is None else self._array.astype(dtype)
 
     def __dlpack__(self, stream=None, **kwargs):
-        return self._array.__dlpack__()
+        return _exportable(self._array).__dlpack__()
 
     def __dlpack_device__(self):
         return self._array.__dlpack_device__()
@@ -127,7 +127,7 @@ class Tensor:
     def __getitem__(self, index):
         """NumPy indexing of the sample; the layout keeps the letters of the dimensions kept by slices."""
         result = self._array[index]
-        return Tensor._wrap(np.ascontiguousarray(result), _sliced_layout(self._layout, index, self._array.ndim))
+        return Tensor._wrap(_c_contiguous(result), _sliced_layout(self._layout, index, self._array.ndim))
 
     def __len__(self):
         if self._array.ndim == 0:
@@ -158,15 +158,16 @@ class Tensor:
 _arith.install_operators(Tensor)
 
 
-def _torch_from_numpy(array):
-    """torch.from_numpy over `array`'s memory. For a read-only array (an operator's output) torch warns
-    that writes are undefined; DALI's ``torch(copy=False)`` shares the memory the same way."""
-    import warnings
+def _exportable(array):
+    """`array`, or for a read-only view (an operator's output) a writable alias of its memory that
+    keeps it alive: NumPy exports no read-only array by DLPack, and torch.from_numpy warns on one.
+    DALI's results are shared the same way (``torch(copy=False)``)."""
+    return array if array.flags.writeable else _alias(array, array)
 
+
+def _torch_from_numpy(array):
     import torch
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return torch.from_numpy(array)
+    return torch.from_numpy(_exportable(array))
 
 
 def _sliced_layout(layout, index, ndim):
