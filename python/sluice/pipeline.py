@@ -464,36 +464,6 @@ def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     return decorator(fn) if fn is not None else decorator
 
 
-def _experimental_pipeline_def(fn=None, *, enable_conditionals=False, debug=False, **pipeline_kwargs):
-    """DALI's ``nvidia.dali.pipeline.experimental.pipeline_def``: ``pipeline_def`` plus ``debug``
-    (also accepted when the factory is called): the function runs eagerly at every ``run()``,
-    operator by operator, and its DataNodes hold data (``get()``, printing). See
-    ``sluice.experimental.debug_mode``."""
-    graph_def = pipeline_def(enable_conditionals=enable_conditionals, **pipeline_kwargs)
-
-    def decorator(func):
-        graph_factory = graph_def(func)
-        func_params = inspect.signature(func).parameters
-
-        @functools.wraps(func)
-        def create_pipeline(*args, **kwargs):
-            debug_on = kwargs.pop("debug", debug) if "debug" not in func_params else debug
-            if not debug_on:
-                return graph_factory(*args, **kwargs)
-            from .experimental.debug_mode import DebugPipeline
-            if kwargs.get("enable_conditionals", enable_conditionals):
-                raise NotImplementedError("pipeline_def(debug=True) with enable_conditionals: debug mode does not "
-                                          "run conditionals in this version of Sluice")
-            ctor = {k: v for k, v in kwargs.items() if k in _PIPELINE_PARAMS and k not in func_params}
-            fn_kwargs = {k: v for k, v in kwargs.items() if k not in ctor and k not in _DEF_PARAMS}
-            return DebugPipeline(functools.partial(func, *args, **fn_kwargs), **{**pipeline_kwargs, **ctor})
-
-        create_pipeline._is_pipeline_def = True
-        return create_pipeline
-
-    return decorator(fn) if fn is not None else decorator
-
-
 def _make_experimental_module():
     """``sluice.pipeline.experimental`` (DALI's EfficientNet example imports pipeline_def from it)."""
     name = f"{__name__}.experimental"
@@ -501,11 +471,7 @@ def _make_experimental_module():
     if module is None:
         module = _pytypes.ModuleType(name, "DALI's experimental pipeline API: pipeline_def.")
         sys.modules[name] = module
-    _experimental_pipeline_def.__name__ = "pipeline_def"
-    _experimental_pipeline_def.__qualname__ = "pipeline_def"
-    _experimental_pipeline_def.__module__ = name
-    module.pipeline_def = _experimental_pipeline_def
-    module.__all__ = ["pipeline_def"]
+    module.__all__ = ["pipeline_def"]  # installed by sluice.experimental.pipeline_def (it needs debug mode)
     return module
 
 

@@ -1,7 +1,10 @@
 """Arithmetic operators of Tensor and Batch: each builds the graph-mode expression on DataNodes
-(so types promote as in DALI and as in a pipeline) and runs it as one cached graph
-(``_ops.call_expression``)."""
+(so types promote as in DALI and as in a pipeline) and runs it as one cached graph: `runner`,
+which ``_ops`` sets to its ``call_expression`` when imported (``_ops`` imports the classes this
+module equips, so it cannot be imported from here)."""
 import operator
+
+runner = None  # call_expression(name, func, operands), set by _ops
 
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
            "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "and": operator.and_,
@@ -12,9 +15,8 @@ _REFLECTED = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "
 
 def _method(name, func, reflected):
     def method(self, other):
-        from ._ops import call_expression
         operands = (other, self) if reflected else (self, other)
-        return call_expression(name, func, operands)
+        return runner(name, func, operands)
 
     method.__name__ = f"__r{name}__" if reflected else f"__{name}__"
     return method
@@ -28,8 +30,7 @@ def install_operators(cls):
         setattr(cls, f"__r{name}__", _method(name, _BINARY[name], True))
 
     def __neg__(self):
-        from ._ops import call_expression
-        return call_expression("neg", operator.neg, (self,))
+        return runner("neg", operator.neg, (self,))
 
     def __pos__(self):
         return self

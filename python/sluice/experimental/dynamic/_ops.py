@@ -13,7 +13,7 @@ import inspect
 from ...errors import ArgumentError
 from ...graph import call_operator
 from ...schema import get_schema
-from . import _engine
+from . import _arith, _engine
 from ._batch import Batch
 from ._tensor import Tensor
 
@@ -159,3 +159,6 @@ def make_function(schema, func_name, module_name):
     params += [p for p in _ns.keyword_parameters(schema) if p.name not in ("device", "name")]
     op_function.__signature__ = inspect.Signature(params)
     return op_function
+
+
+_arith.runner = call_expression

@@ -196,9 +196,8 @@ def tensor(data, dtype=None, device=None, layout=None):
 def as_tensor(data, dtype=None, device=None, layout=None):
     """A Tensor over `data`'s memory where possible (DALI's ``ndd.as_tensor``); a Batch of samples of
     one shape becomes one tensor with a leading batch dimension."""
-    from ._batch import Batch
     if isinstance(data, Tensor) and dtype is None and layout is None:
         return data
-    if isinstance(data, Batch):
+    if hasattr(data, "_as_tensor"):  # a Batch (the _batch module imports this one)
         return data._as_tensor(layout)
     return Tensor(data, dtype=dtype, device=device, layout=layout)
