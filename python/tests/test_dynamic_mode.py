@@ -118,6 +118,29 @@ def test_reader_sample_mode_and_leaving_an_epoch(tmp_path):
     assert [int(np.asarray(label)[0]) for _, label in reader.next_epoch()] == [7, 8, 9, 10, 11]
 
 
+def test_reader_state_restores_the_position_and_the_shuffle(tmp_path):
+    files = make_files(tmp_path, 12)
+    kwargs = dict(files=files, labels=list(range(12)), random_shuffle=True, initial_fill=4, seed=5,
+                  enable_checkpointing=True)
+
+    def labels(batches):
+        return [np.concatenate([np.asarray(t) for t in b.tensors]).tolist() for _, b in batches]
+
+    reader = ndd.readers.File(**kwargs)
+    it = reader.next_epoch(batch_size=5)
+    first = labels([next(it), next(it)])
+    state = reader.get_state()
+    rest = labels(list(it)) + labels(reader.next_epoch(batch_size=5))
+    assert len(first) == 2 and len(rest) == 1 + 3
+    restored = ndd.readers.File(**kwargs)
+    restored.set_state(state)
+    # saved mid-epoch: the first next_epoch() after set_state is the rest of that epoch
+    again = labels(restored.next_epoch(batch_size=5)) + labels(restored.next_epoch(batch_size=5))
+    assert again == rest
+    with pytest.raises(SluiceError, match="enable_checkpointing=True"):
+        ndd.readers.File(files=files).get_state()
+
+
 def test_reader_arguments_are_validated_where_it_is_made():
     with pytest.raises(ArgumentError, match="file_rot"):
         ndd.readers.File(file_rot=IMAGE_DIR)
