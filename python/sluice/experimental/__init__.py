@@ -5,7 +5,7 @@ Submodules are imported on first use, so ``import sluice`` does not pay for them
 """
 import importlib
 
-_SUBMODULES = ("dynamic",)
+_SUBMODULES = ("dynamic", "torchvision")
 
 
 def __getattr__(name):

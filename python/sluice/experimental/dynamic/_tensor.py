@@ -20,6 +20,8 @@ def _as_host_array(data, dtype, what):
     number) as a C-contiguous NumPy array over the same memory where possible."""
     if isinstance(data, Tensor):
         array = data._array
+    elif isinstance(data, np.ndarray):
+        array = data  # strided arrays are copied below
     elif isinstance(data, (bool, int, float, list, tuple)):
         array = np.asarray(data)
         if dtype is None:  # DALI's rule for Python data: ints are int32, floats float32

@@ -1,0 +1,138 @@
+"""sluice.experimental.torchvision against torchvision itself: with the same torch seed the same crops
+and flips; PIL images give Pillow's pixels exactly, tensors within one level (resampling); the
+same kinds, shapes and dtypes out; per image in DataLoader workers and on [N, C, H, W] batches."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+T = pytest.importorskip("torchvision.transforms")
+PILImage = pytest.importorskip("PIL.Image")
+
+import sluice.experimental.torchvision as st  # noqa: E402
+
+JPEGS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", "sample_data", "train", "c00[01]",
+                                      "*.jpg")))[:8]
+MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+
+
+def _pil(i=0):
+    return PILImage.open(JPEGS[i]).convert("RGB")
+
+
+def _tensor(i=0):
+    return torch.as_tensor(np.array(_pil(i))).permute(2, 0, 1).contiguous()
+
+
+def _both(ours, theirs, x, seed):
+    torch.manual_seed(seed)
+    a = ours(x)
+    torch.manual_seed(seed)
+    b = theirs(x)
+    return a, b
+
+
+PAIRS = [
+    ("resize_short", lambda: (st.Resize(96), T.Resize(96, antialias=True))),
+    ("resize_hw", lambda: (st.Resize((70, 120)), T.Resize((70, 120), antialias=True))),
+    ("resize_max", lambda: (st.Resize(96, max_size=120), T.Resize(96, max_size=120, antialias=True))),
+    ("resize_bicubic", lambda: (st.Resize(80, interpolation=st.InterpolationMode.BICUBIC),
+                                T.Resize(80, interpolation=T.InterpolationMode.BICUBIC, antialias=True))),
+    ("center_crop", lambda: (st.CenterCrop((61, 90)), T.CenterCrop((61, 90)))),
+    ("random_resized_crop", lambda: (st.RandomResizedCrop(64), T.RandomResizedCrop(64, antialias=True))),
+    ("hflip", lambda: (st.RandomHorizontalFlip(), T.RandomHorizontalFlip())),
+    ("vflip", lambda: (st.RandomVerticalFlip(0.7), T.RandomVerticalFlip(0.7))),
+]
+
+
+@pytest.mark.parametrize("name, make", PAIRS, ids=[p[0] for p in PAIRS])
+def test_pil_images_match_torchvision_exactly(name, make):
+    ours, theirs = make()
+    for seed in range(3):
+        a, b = _both(ours, theirs, _pil(seed), seed)
+        assert isinstance(a, PILImage.Image) and a.size == b.size and a.mode == b.mode
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("name, make", PAIRS, ids=[p[0] for p in PAIRS])
+def test_tensors_match_torchvision_within_one_level(name, make):
+    ours, theirs = make()
+    for seed in range(3):
+        a, b = _both(ours, theirs, _tensor(seed), seed)
+        assert isinstance(a, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
+        diff = (a.float() - b.float()).abs()
+        # bicubic: torch's tensor kernel has a = -0.75, Pillow's (and Sluice's) a = -0.5
+        assert diff.max() <= (8 if name == "resize_bicubic" else 1) and diff.mean() < 0.25
+
+
+def test_a_training_recipe_by_changing_the_import():
+    def recipe(tv):
+        convert = tv.ToDtype(torch.float32, scale=True) if tv is st else T.ConvertImageDtype(torch.float32)
+        return tv.Compose([tv.RandomResizedCrop(64, antialias=True), tv.RandomHorizontalFlip(), convert,
+                           tv.Normalize(MEAN, STD)])
+    ours, theirs = recipe(st), recipe(T)
+    for seed in range(3):
+        a, b = _both(ours, theirs, _tensor(seed), seed)
+        assert a.shape == b.shape == (3, 64, 64) and a.dtype == torch.float32
+        assert (a - b).abs().max() <= 1 / 255 / min(STD) + 1e-5  # one level of the resize
+
+
+def test_pil_in_tensor_out_and_dtype_round_trip():
+    to_tensor = st.Compose([st.CenterCrop(32), st.PILToTensor()])
+    out = to_tensor(_pil())
+    assert out.dtype == torch.uint8 and out.shape == (3, 32, 32)
+    np.testing.assert_array_equal(out.permute(1, 2, 0).numpy(), np.asarray(T.CenterCrop(32)(_pil())))
+    back = st.ToDtype(torch.uint8, scale=True)(st.ToDtype(torch.float32, scale=True)(out))
+    assert torch.equal(back, out)
+
+
+def test_a_batch_gets_one_draw_per_image_in_order():
+    batch = torch.stack([_tensor(i)[:, :160, :160] for i in range(4)])
+    torch.manual_seed(7)
+    out = st.RandomResizedCrop(48)(batch)
+    assert out.shape == (4, 3, 48, 48)
+    torch.manual_seed(7)
+    theirs = T.RandomResizedCrop(48, antialias=True)
+    for i in range(4):
+        expected = theirs(batch[i])
+        assert (out[i].float() - expected.float()).abs().max() <= 1
+
+
+class _Images(torch.utils.data.Dataset):
+    def __init__(self, transform):
+        self.transform = transform
+
+    def __len__(self):
+        return len(JPEGS)
+
+    def __getitem__(self, i):
+        return self.transform(PILImage.open(JPEGS[i]).convert("RGB")), i
+
+
+def test_per_sample_in_dataloader_workers():
+    def loader(tv):
+        transform = tv.Compose([tv.RandomResizedCrop(32, antialias=True), tv.RandomHorizontalFlip(),
+                                tv.PILToTensor()])
+        torch.manual_seed(11)  # the workers' seeds derive from it
+        return torch.utils.data.DataLoader(_Images(transform), batch_size=4, num_workers=2)
+
+    ours = list(loader(st))
+    theirs = list(loader(T))
+    assert len(ours) == len(theirs) == 2
+    for (a, ia), (b, ib) in zip(ours, theirs):
+        assert a.shape == b.shape == (4, 3, 32, 32) and a.dtype == b.dtype == torch.uint8
+        assert torch.equal(ia, ib)
+        assert torch.equal(a, b)  # PIL images: Pillow's pixels
+
+
+def test_bad_inputs_and_arguments():
+    with pytest.raises(TypeError, match="float32"):
+        st.Normalize(MEAN, STD)(_tensor())
+    with pytest.raises(ValueError, match="max_size"):
+        st.Resize(None)
+    with pytest.raises(TypeError, match="Tensor or PIL Image"):
+        st.Resize(10)(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(NotImplementedError, match="interpolation"):
+        st.Resize(10, interpolation=st.InterpolationMode.BOX)
