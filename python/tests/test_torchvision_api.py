@@ -79,6 +79,22 @@ def test_a_training_recipe_by_changing_the_import():
         assert (a - b).abs().max() <= 1 / 255 / min(STD) + 1e-5  # one level of the resize
 
 
+def test_the_recipe_on_pil_images_is_one_fused_pass_with_torchvisions_values():
+    ours = st.Compose([st.RandomResizedCrop(64), st.RandomHorizontalFlip(), st.PILToTensor(),
+                       st.ToDtype(torch.float32, scale=True), st.Normalize(MEAN, STD)])
+    theirs = T.Compose([T.RandomResizedCrop(64, antialias=True), T.RandomHorizontalFlip(), T.PILToTensor(),
+                        T.ConvertImageDtype(torch.float32), T.Normalize(MEAN, STD)])
+    flips = 0
+    for seed in range(6):
+        a, b = _both(ours, theirs, _pil(seed), seed)
+        assert a.shape == b.shape == (3, 64, 64) and a.dtype == torch.float32
+        assert (a - b).abs().max() < 1e-5  # Pillow's pixels; float rounding only
+        torch.manual_seed(seed)
+        st.RandomResizedCrop(64)(_pil(seed))
+        flips += torch.rand(1).item() < 0.5
+    assert 0 < flips < 6  # both branches of the flip were compared
+
+
 def test_pil_in_tensor_out_and_dtype_round_trip():
     to_tensor = st.Compose([st.CenterCrop(32), st.PILToTensor()])
     out = to_tensor(_pil())
