@@ -1,22 +1,5 @@
-"""torchvision-style transforms on Sluice's operators (DALI's ``nvidia.dali.experimental.torchvision``).
-
-Each transform is a callable taking what torchvision's takes (a PIL image, a ``[C, H, W]`` tensor, a
-``[N, C, H, W]`` batch) and giving the same kind back; ``Compose`` chains them, converting once.
-The work is dynamic-mode calls (``sluice.experimental.dynamic``): ``resize``, ``flip``,
-``crop_mirror_normalize``, ``transpose``, ``cast``, arithmetic; crops are exact slices. Sizes and crop windows are computed as
-torchvision computes them, and random parameters are drawn from torch's generator in torchvision's
-order, so with the same ``torch.manual_seed`` a transform picks the same crops and flips as
-torchvision's (``python/tests/test_torchvision_api.py``); in a DataLoader each worker's torch seed
-applies. A ``[N, C, H, W]`` batch gets parameters drawn per image, in order (as DALI's transforms;
-torchvision's v2 applies one draw to the whole batch).
-
-Pixels: resizing is Sluice's resampling (antialiased with ``antialias=True``, the default of
-torchvision's v2). On PIL images it gives Pillow's pixels (Sluice's resize follows Pillow's
-filters); on tensors it differs from torch's antialiased interpolation by at most one level
-(torch rounds its intermediate values differently), and for bicubic by up to 8 levels (torch's
-tensor kernel has a = -0.75, Pillow's a = -0.5). The tests bound both. Crops, flips,
-normalization and dtype conversion are exact.
-"""
+"""Geometry: ``Resize``, ``CenterCrop``, ``RandomResizedCrop``, ``RandomCrop``, ``Pad`` and the
+random flips, with torchvision's sizes, windows and random draws (see the package's doc)."""
 import enum
 import math
 import numbers
@@ -26,7 +9,7 @@ import numpy as np
 import sluice.experimental.dynamic as ndd
 from sluice import types
 
-from ._image import Image, from_image, to_image
+from ._base import Transform, _hw_axes, _pair
 
 
 class InterpolationMode(enum.Enum):
@@ -55,78 +38,6 @@ def _interp(interpolation, what):
     return _INTERP[value]
 
 
-def _pair(size, what):
-    if isinstance(size, numbers.Integral):
-        return int(size), int(size)
-    if isinstance(size, (list, tuple)) and len(size) == 1:
-        return int(size[0]), int(size[0])
-    if isinstance(size, (list, tuple)) and len(size) == 2:
-        return int(size[0]), int(size[1])
-    raise ValueError(f"{what}: size must be an int or a sequence of one or two ints, got {size!r}")
-
-
-class Transform:
-    """A transform: ``__call__`` converts torchvision's data, ``_apply`` works on an Image."""
-
-    def __call__(self, inpt):
-        return from_image(self._apply(to_image(inpt, type(self).__name__)))
-
-    def _apply(self, image):
-        raise NotImplementedError
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
-        return f"{type(self).__name__}({args})"
-
-
-class Compose(Transform):
-    """Applies `transforms` in order (``batch_size``, ``num_threads`` and DALI's pipeline arguments are
-    accepted for DALI's signature; batch calls use ``sluice.experimental.dynamic``'s thread count)."""
-
-    def __init__(self, transforms, batch_size=None, num_threads=None, **pipeline_kwargs):
-        self.transforms = list(transforms)
-        for t in self.transforms:
-            if not callable(t):
-                raise TypeError(f"Compose: {t!r} is not a transform")
-
-    def _apply(self, image):
-        transforms = self.transforms
-        k = 0
-        while k < len(transforms):
-            fused = _fused_to_normalized(transforms, k, image)
-            if fused is not None:
-                image, k = fused
-                continue
-            t = transforms[k]
-            image = t._apply(image) if isinstance(t, Transform) else to_image(t(from_image(image)), "Compose")
-            k += 1
-        return image
-
-
-def _fused_to_normalized(transforms, k, image):
-    """The usual end of a training recipe on a PIL image, ``[RandomHorizontalFlip,] PILToTensor,
-    ToDtype(float32, scale=True), Normalize``, as ONE crop_mirror_normalize (HWC uint8 -> CHW float:
-    ``(x - 255 mean) / (255 std)``, mirrored by the flip's draw), instead of four passes over the
-    image. Returns (image, next index), or None when the transforms at `k` are not that sequence.
-    The flip draws from torch's generator where it stands in the list, as it would unfused; values
-    equal the unfused ones up to float rounding (one operation instead of two)."""
-    import torch
-    flip = transforms[k] if isinstance(transforms[k], RandomHorizontalFlip) else None
-    rest = transforms[k + (flip is not None):k + (flip is not None) + 3]
-    if image.kind != "pil" or len(rest) < 3 or not isinstance(rest[0], PILToTensor) or \
-            not isinstance(rest[1], ToDtype) or rest[1].dtype != torch.float32 or not rest[1].scale or \
-            not isinstance(rest[2], Normalize) or image.data.dtype != ndd.uint8:
-        return None
-    c = image.data.shape[2] if not image.is_batch else image.data.shape[0][2]
-    norm = rest[2]
-    mean = norm.mean * c if len(norm.mean) == 1 else norm.mean
-    std = norm.std * c if len(norm.std) == 1 else norm.std
-    mirror = int(torch.rand(1).item() < flip.p) if flip is not None else 0
-    out = ndd.crop_mirror_normalize(image.data, mean=[255.0 * m for m in mean], std=[255.0 * v for v in std],
-                                    mirror=mirror, dtype=types.FLOAT, output_layout="CHW")
-    return Image(out, "tensor"), k + (flip is not None) + 3
-
-
 def _output_size(h, w, size, max_size):
     """torchvision's resized size: `size` (h, w) exactly, or the shorter edge to `size` (the longer
     truncated, as ``int``), bounded by `max_size`."""
@@ -142,10 +53,6 @@ def _output_size(h, w, size, max_size):
         if max_size is not None and new_long > max_size:
             new_short, new_long = int(max_size * new_short / new_long), max_size
     return (new_short, new_long) if h <= w else (new_long, new_short)
-
-
-def _hw_axes(image):
-    return (0, 1) if image.layout == "HWC" else (1, 2)
 
 
 def _resize(image, out_sizes, interp, antialias):
@@ -295,66 +202,3 @@ class RandomHorizontalFlip(_RandomFlip):
 class RandomVerticalFlip(_RandomFlip):
     """torchvision's ``RandomVerticalFlip(p=0.5)``."""
     _axis = "vertical"
-
-
-class Normalize(Transform):
-    """torchvision's ``Normalize(mean, std)`` on float tensor images (``[C, H, W]``, one value per
-    channel): ``(x - mean) / std``, one ``crop_mirror_normalize`` pass."""
-
-    def __init__(self, mean, std, inplace=False):
-        self.mean, self.std = [float(m) for m in mean], [float(s) for s in std]
-        if any(s == 0 for s in self.std):
-            raise ValueError(f"std evaluated to zero after conversion to float32, leading to division by zero: "
-                             f"{std!r}")
-
-    def _apply(self, image):
-        if image.kind != "tensor":
-            raise TypeError("Normalize: takes a tensor image (convert a PIL image with PILToTensor and ToDtype)")
-        if image.data.dtype != ndd.float32:
-            raise TypeError(f"Normalize: takes a float32 tensor image, got {image.data.dtype.name}; use ToDtype first")
-        channels = {s[0] for s in (image.data.shape if image.is_batch else [image.data.shape])}
-        c = channels.pop()
-        mean = self.mean * c if len(self.mean) == 1 else self.mean
-        std = self.std * c if len(self.std) == 1 else self.std
-        return image.replace(ndd.crop_mirror_normalize(image.data, mean=mean, std=std, dtype=types.FLOAT,
-                                                       output_layout="CHW"))
-
-
-class ToDtype(Transform):
-    """torchvision v2's ``ToDtype(dtype, scale=False)`` for image tensors: uint8 to float32
-    (``scale=True``: divided by 255) and back (``scale=True``: multiplied by 255, saturated)."""
-
-    def __init__(self, dtype, scale=False):
-        self.dtype, self.scale = dtype, scale
-        import torch
-        if dtype not in (torch.float32, torch.uint8):
-            raise NotImplementedError(f"ToDtype: {dtype} is not supported yet (torch.float32 and torch.uint8 are)")
-
-    def _apply(self, image):
-        import torch
-        if image.kind != "tensor":
-            raise TypeError("ToDtype: takes a tensor image (convert a PIL image with PILToTensor)")
-        x = image.data
-        if self.dtype == torch.float32:
-            if x.dtype == ndd.float32:
-                return image
-            return image.replace(x / 255.0 if self.scale else ndd.cast(x, dtype=types.FLOAT))
-        if x.dtype == ndd.uint8:
-            return image
-        return image.replace(ndd.cast(x * 255.0 if self.scale else x, dtype=types.UINT8))
-
-
-class PILToTensor(Transform):
-    """A PIL image (HWC) as a ``[C, H, W]`` uint8 tensor image."""
-
-    def _apply(self, image):
-        if image.kind != "pil":
-            raise TypeError("PILToTensor: takes a PIL image")
-        return Image(ndd.transpose(image.data, perm=[2, 0, 1], output_layout="CHW"), "tensor")
-
-
-class ToPureTensor(Transform):
-    """Gives tensors (a PIL image becomes a ``[C, H, W]`` tensor; tensors pass through)."""
-
-    def _apply(self, image):
-        return PILToTensor()._apply(image) if image.kind == "pil" else image
