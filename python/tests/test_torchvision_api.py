@@ -44,7 +44,17 @@ PAIRS = [
     ("random_resized_crop", lambda: (st.RandomResizedCrop(64), T.RandomResizedCrop(64, antialias=True))),
     ("hflip", lambda: (st.RandomHorizontalFlip(), T.RandomHorizontalFlip())),
     ("vflip", lambda: (st.RandomVerticalFlip(0.7), T.RandomVerticalFlip(0.7))),
+    ("pad", lambda: (st.Pad((3, 1, 4, 2), fill=7), T.Pad((3, 1, 4, 2), fill=7))),
+    ("random_crop", lambda: (st.RandomCrop((50, 70), padding=5), T.RandomCrop((50, 70), padding=5))),
+    ("random_crop_pad_if_needed", lambda: (st.RandomCrop(400, pad_if_needed=True, fill=3),
+                                           T.RandomCrop(400, pad_if_needed=True, fill=3))),
+    ("grayscale", lambda: (st.Grayscale(), T.Grayscale())),
+    ("grayscale3", lambda: (st.Grayscale(3), T.Grayscale(3))),
+    ("random_grayscale", lambda: (st.RandomGrayscale(0.5), T.RandomGrayscale(0.5))),
+    ("random_apply", lambda: (st.RandomApply([st.Pad(2), st.RandomHorizontalFlip()], p=0.5),
+                              T.RandomApply([T.Pad(2), T.RandomHorizontalFlip()], p=0.5))),
 ]
+RESAMPLING = {"resize_short", "resize_hw", "resize_max", "resize_bicubic", "random_resized_crop"}
 
 
 @pytest.mark.parametrize("name, make", PAIRS, ids=[p[0] for p in PAIRS])
@@ -64,7 +74,8 @@ def test_tensors_match_torchvision_within_one_level(name, make):
         assert isinstance(a, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
         diff = (a.float() - b.float()).abs()
         # bicubic: torch's tensor kernel has a = -0.75, Pillow's (and Sluice's) a = -0.5
-        assert diff.max() <= (8 if name == "resize_bicubic" else 1) and diff.mean() < 0.25
+        limit = (8 if name == "resize_bicubic" else 1) if name in RESAMPLING else 0
+        assert diff.max() <= limit and diff.mean() < 0.25
 
 
 def test_a_training_recipe_by_changing_the_import():
@@ -104,6 +115,19 @@ def test_pil_in_tensor_out_and_dtype_round_trip():
     assert torch.equal(back, out)
 
 
+def test_to_pil_image_round_trip():
+    x = _tensor(1)
+    pil = st.ToPILImage()(x)
+    assert isinstance(pil, PILImage.Image) and pil.mode == "RGB"
+    np.testing.assert_array_equal(np.asarray(pil), np.asarray(T.ToPILImage()(x)))
+    gray = st.ToPILImage()(x[:1])
+    assert gray.mode == "L" and gray.size == (x.shape[2], x.shape[1])
+    pils = st.ToPILImage()(torch.stack([x, x]))
+    assert isinstance(pils, list) and len(pils) == 2
+    with pytest.raises(NotImplementedError, match="uint8"):
+        st.ToPILImage()(x.float())
+
+
 def test_a_batch_gets_one_draw_per_image_in_order():
     batch = torch.stack([_tensor(i)[:, :160, :160] for i in range(4)])
     torch.manual_seed(7)
@@ -114,6 +138,20 @@ def test_a_batch_gets_one_draw_per_image_in_order():
     for i in range(4):
         expected = theirs(batch[i])
         assert (out[i].float() - expected.float()).abs().max() <= 1
+
+
+@pytest.mark.parametrize("ours, theirs", [
+    (st.RandomCrop(40, padding=3), T.RandomCrop(40, padding=3)),
+    (st.RandomGrayscale(0.5), T.RandomGrayscale(0.5)),
+    (st.RandomHorizontalFlip(), T.RandomHorizontalFlip()),
+], ids=["random_crop", "random_grayscale", "hflip"])
+def test_batches_equal_torchvision_image_by_image(ours, theirs):
+    batch = torch.stack([_tensor(i)[:, :160, :160] for i in range(4)])
+    torch.manual_seed(3)
+    out = ours(batch)
+    torch.manual_seed(3)
+    for i in range(4):
+        assert torch.equal(out[i], theirs(batch[i]))
 
 
 class _Images(torch.utils.data.Dataset):

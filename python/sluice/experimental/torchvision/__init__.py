@@ -21,14 +21,15 @@ filters); on tensors it differs from torch's antialiased interpolation by at mos
 tensor kernel has a = -0.75, Pillow's a = -0.5). The tests bound both. Crops, flips,
 normalization and dtype conversion are exact.
 
-Not yet: ColorJitter, Grayscale/RandomGrayscale, GaussianBlur, Pad, RandomApply, RandomCrop,
-ToPILImage (DALI's list), nor torchvision's RandAugment, TrivialAugmentWide, AutoAugment,
-RandomErasing.
+Not yet: ColorJitter and GaussianBlur (DALI's list), Pad's modes other than "constant", nor
+torchvision's RandAugment, TrivialAugmentWide, AutoAugment, RandomErasing.
 """
-from .compose import Compose
-from .conversion import Normalize, PILToTensor, ToDtype, ToPureTensor
-from .geometry import (CenterCrop, InterpolationMode, RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip,
-                       Resize)
+from .color import Grayscale, RandomGrayscale
+from .compose import Compose, RandomApply
+from .conversion import Normalize, PILToTensor, ToDtype, ToPILImage, ToPureTensor
+from .geometry import (CenterCrop, InterpolationMode, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
+                       RandomVerticalFlip, Resize)
 
-__all__ = ["CenterCrop", "Compose", "InterpolationMode", "Normalize", "PILToTensor", "RandomHorizontalFlip",
-           "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype", "ToPureTensor"]
+__all__ = ["CenterCrop", "Compose", "Grayscale", "InterpolationMode", "Normalize", "Pad", "PILToTensor", "RandomApply",
+           "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop", "RandomVerticalFlip", "Resize",
+           "ToDtype", "ToPILImage", "ToPureTensor"]

@@ -54,3 +54,18 @@ def _fused_to_normalized(transforms, k, image):
     out = ndd.crop_mirror_normalize(image.data, mean=[255.0 * m for m in mean], std=[255.0 * v for v in std],
                                     mirror=mirror, dtype=types.FLOAT, output_layout="CHW")
     return Image(out, "tensor"), k + (flip is not None) + 3
+
+
+class RandomApply(Transform):
+    """torchvision's ``RandomApply(transforms, p=0.5)``: all of `transforms` with probability `p`
+    (one draw per call, as torchvision: a batch gets one draw)."""
+
+    def __init__(self, transforms, p=0.5):
+        self.transforms, self.p = list(transforms), p
+        self._chain = Compose(self.transforms)
+
+    def _apply(self, image):
+        import torch
+        if self.p < torch.rand(1).item():
+            return image
+        return self._chain._apply(image)

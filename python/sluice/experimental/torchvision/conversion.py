@@ -68,3 +68,31 @@ class ToPureTensor(Transform):
 
     def _apply(self, image):
         return PILToTensor()._apply(image) if image.kind == "pil" else image
+
+
+class ToPILImage(Transform):
+    """A ``[C, H, W]`` uint8 tensor image (1, 3 or 4 channels) as a PIL image ("L", "RGB", "RGBA");
+    a PIL image passes through. A batch gives a list of PIL images."""
+
+    def __init__(self, mode=None):
+        self.mode = mode
+
+    def __call__(self, inpt):
+        from ._image import from_image, to_image
+        image = self._apply(to_image(inpt, "ToPILImage"))
+        if image.is_batch:
+            return [from_image(Image(t, "pil", image.pil_mode)) for t in image.data.tensors]
+        return from_image(image)
+
+    def _apply(self, image):
+        if image.kind == "pil":
+            return image
+        if image.data.dtype != ndd.uint8:
+            raise NotImplementedError("ToPILImage: takes uint8 tensor images (convert with ToDtype(torch.uint8, "
+                                      "scale=True))")
+        hwc = ndd.transpose(image.data, perm=[1, 2, 0], output_layout="HWC")
+        channels = (hwc.shape[2] if not image.is_batch else hwc.shape[0][2])
+        mode = self.mode or {1: "L", 3: "RGB", 4: "RGBA"}.get(channels)
+        if mode is None:
+            raise ValueError(f"ToPILImage: cannot choose a PIL mode for {channels} channels; give mode=")
+        return Image(hwc, "pil", mode)

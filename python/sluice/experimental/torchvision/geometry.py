@@ -202,3 +202,87 @@ class RandomHorizontalFlip(_RandomFlip):
 class RandomVerticalFlip(_RandomFlip):
     """torchvision's ``RandomVerticalFlip(p=0.5)``."""
     _axis = "vertical"
+
+
+def _padding(padding, what):
+    """torchvision's padding: an int (every side), (left/right, top/bottom) or (left, top, right,
+    bottom) -> (left, top, right, bottom)."""
+    if isinstance(padding, numbers.Integral):
+        p = int(padding)
+        return p, p, p, p
+    if isinstance(padding, (list, tuple)) and len(padding) in (1, 2, 4):
+        if len(padding) == 1:
+            return (int(padding[0]),) * 4
+        if len(padding) == 2:
+            return int(padding[0]), int(padding[1]), int(padding[0]), int(padding[1])
+        return tuple(int(p) for p in padding)
+    raise ValueError(f"{what}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
+
+
+def _pad(image, left, top, right, bottom, fill, what):
+    """Constant padding as one ``slice`` with a window reaching outside the image (out_of_bounds_policy
+    "pad"); `fill` is one value or one per channel."""
+    if min(left, top, right, bottom) < 0:
+        raise NotImplementedError(f"{what}: negative padding (cropping) is not supported")
+    if not any((left, top, right, bottom)):
+        return image
+    fill = [float(v) for v in fill] if isinstance(fill, (list, tuple)) else [float(fill)]
+    sizes = image.sizes()
+    if image.is_batch:
+        start = ndd.batch(np.array([[-top, -left]] * len(sizes), np.float32))
+        shape = ndd.batch(np.array([[h + top + bottom, w + left + right] for h, w in sizes], np.float32))
+    else:
+        (h, w), = sizes
+        start, shape = [float(-top), float(-left)], [float(h + top + bottom), float(w + left + right)]
+    return image.replace(ndd.slice(image.data, start=start, shape=shape, axis_names="HW", out_of_bounds_policy="pad",
+                                   fill_values=fill))
+
+
+class Pad(Transform):
+    """torchvision's ``Pad(padding, fill=0, padding_mode="constant")`` (constant mode only)."""
+
+    def __init__(self, padding, fill=0, padding_mode="constant"):
+        if padding_mode != "constant":
+            raise NotImplementedError(f"Pad: padding_mode={padding_mode!r} is not supported yet (constant is)")
+        self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
+        self._sides = _padding(padding, "Pad")
+
+    def _apply(self, image):
+        return _pad(image, *self._sides, self.fill, "Pad")
+
+
+class RandomCrop(Transform):
+    """torchvision's ``RandomCrop(size, padding=None, pad_if_needed=False, fill=0,
+    padding_mode="constant")``: padded as torchvision pads, the window drawn as torchvision draws it
+    (one window per image of a batch, in order)."""
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        if padding_mode != "constant":
+            raise NotImplementedError(f"RandomCrop: padding_mode={padding_mode!r} is not supported yet (constant is)")
+        self.size, self.padding, self.pad_if_needed, self.fill = size, padding, pad_if_needed, fill
+        self._hw = _pair(size, "RandomCrop")
+        self._sides = _padding(padding, "RandomCrop") if padding is not None else None
+
+    def _apply(self, image):
+        import torch
+        th, tw = self._hw
+        if self._sides is not None:
+            image = _pad(image, *self._sides, self.fill, "RandomCrop")
+        if self.pad_if_needed:
+            sizes = image.sizes()
+            if len(set(sizes)) > 1:
+                raise NotImplementedError("RandomCrop: pad_if_needed on a batch of images of different sizes")
+            h, w = sizes[0]
+            image = _pad(image, max(0, tw - w), max(0, th - h), max(0, tw - w), max(0, th - h), self.fill,
+                         "RandomCrop")
+        windows = []
+        for h, w in image.sizes():
+            if h < th or w < tw:
+                raise ValueError(f"Required crop size {(th, tw)} is larger than input image size {(h, w)}")
+            if h == th and w == tw:
+                windows.append((0, 0, h, w))
+                continue
+            top = torch.randint(0, h - th + 1, size=(1,)).item()
+            left = torch.randint(0, w - tw + 1, size=(1,)).item()
+            windows.append((top, left, th, tw))
+        return _crop_windows(image, windows)
