@@ -53,17 +53,24 @@ PAIRS = [
     ("random_grayscale", lambda: (st.RandomGrayscale(0.5), T.RandomGrayscale(0.5))),
     ("random_apply", lambda: (st.RandomApply([st.Pad(2), st.RandomHorizontalFlip()], p=0.5),
                               T.RandomApply([T.Pad(2), T.RandomHorizontalFlip()], p=0.5))),
+    ("gaussian_blur", lambda: (st.GaussianBlur(5), T.GaussianBlur(5))),
+    ("gaussian_blur_xy", lambda: (st.GaussianBlur((3, 7), sigma=1.5), T.GaussianBlur((3, 7), sigma=1.5))),
 ]
-RESAMPLING = {"resize_short", "resize_hw", "resize_max", "resize_bicubic", "random_resized_crop"}
+# The largest difference allowed (PIL images, tensors); exact where not listed. Resampling on tensors:
+# torch rounds its intermediate values otherwise (bicubic: torch's kernel has a = -0.75, Pillow's
+# -0.5); the blur rounds its float result once where torch rounds half to even.
+TOLERANCE = {"resize_short": (0, 1), "resize_hw": (0, 1), "resize_max": (0, 1), "resize_bicubic": (0, 8),
+             "random_resized_crop": (0, 1), "gaussian_blur": (1, 1), "gaussian_blur_xy": (1, 1)}
 
 
 @pytest.mark.parametrize("name, make", PAIRS, ids=[p[0] for p in PAIRS])
-def test_pil_images_match_torchvision_exactly(name, make):
+def test_pil_images_match_torchvision(name, make):
     ours, theirs = make()
     for seed in range(3):
         a, b = _both(ours, theirs, _pil(seed), seed)
         assert isinstance(a, PILImage.Image) and a.size == b.size and a.mode == b.mode
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        diff = np.abs(np.asarray(a).astype(np.int32) - np.asarray(b).astype(np.int32))
+        assert diff.max() <= TOLERANCE.get(name, (0, 0))[0] and diff.mean() < 0.05
 
 
 @pytest.mark.parametrize("name, make", PAIRS, ids=[p[0] for p in PAIRS])
@@ -73,9 +80,7 @@ def test_tensors_match_torchvision_within_one_level(name, make):
         a, b = _both(ours, theirs, _tensor(seed), seed)
         assert isinstance(a, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
         diff = (a.float() - b.float()).abs()
-        # bicubic: torch's tensor kernel has a = -0.75, Pillow's (and Sluice's) a = -0.5
-        limit = (8 if name == "resize_bicubic" else 1) if name in RESAMPLING else 0
-        assert diff.max() <= limit and diff.mean() < 0.25
+        assert diff.max() <= TOLERANCE.get(name, (0, 0))[1] and diff.mean() < 0.25
 
 
 def test_a_training_recipe_by_changing_the_import():

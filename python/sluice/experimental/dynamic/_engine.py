@@ -27,7 +27,7 @@ from ...errors import SluiceError
 from ...external_source import external_source
 from ...pipeline import Pipeline
 
-_MAX_CACHED = 256
+_MAX_CACHED = 64  # each graph of a batch call holds its worker threads
 _cache = collections.OrderedDict()
 _cache_lock = threading.Lock()
 _forked_away = []  # graphs of the parent process, never destroyed in a forked child (see the module doc)

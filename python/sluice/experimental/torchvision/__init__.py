@@ -1,8 +1,8 @@
 """DALI's ``nvidia.dali.experimental.torchvision``: torchvision-style transforms that run Sluice's
 operators (``from sluice.experimental.torchvision import Compose, RandomResizedCrop, ...``), on PIL
 images and torch tensors, per image (inside a Dataset's ``__getitem__``, in DataLoader workers) or
-on ``[N, C, H, W]`` batches. One module per concern: ``geometry``, ``color``, ``conversion``,
-``compose``.
+on ``[N, C, H, W]`` batches. One module per concern: ``geometry``, ``color``, ``filters``,
+``conversion``, ``compose``.
 
 Each transform is a callable taking what torchvision's takes (a PIL image, a ``[C, H, W]`` tensor, a
 ``[N, C, H, W]`` batch) and giving the same kind back; ``Compose`` chains them, converting once.
@@ -18,18 +18,19 @@ Pixels: resizing is Sluice's resampling (antialiased with ``antialias=True``, th
 torchvision's v2). On PIL images it gives Pillow's pixels (Sluice's resize follows Pillow's
 filters); on tensors it differs from torch's antialiased interpolation by at most one level
 (torch rounds its intermediate values differently), and for bicubic by up to 8 levels (torch's
-tensor kernel has a = -0.75, Pillow's a = -0.5). The tests bound both. Crops, flips,
+tensor kernel has a = -0.75, Pillow's a = -0.5). GaussianBlur rounds its float result once (within one level of torch's). The tests bound all of it. Crops, flips,
 normalization and dtype conversion are exact.
 
-Not yet: ColorJitter and GaussianBlur (DALI's list), Pad's modes other than "constant", nor
+Not yet: ColorJitter (DALI's list), Pad's modes other than "constant", nor
 torchvision's RandAugment, TrivialAugmentWide, AutoAugment, RandomErasing.
 """
 from .color import Grayscale, RandomGrayscale
 from .compose import Compose, RandomApply
+from .filters import GaussianBlur
 from .conversion import Normalize, PILToTensor, ToDtype, ToPILImage, ToPureTensor
 from .geometry import (CenterCrop, InterpolationMode, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
                        RandomVerticalFlip, Resize)
 
-__all__ = ["CenterCrop", "Compose", "Grayscale", "InterpolationMode", "Normalize", "Pad", "PILToTensor", "RandomApply",
+__all__ = ["CenterCrop", "Compose", "GaussianBlur", "Grayscale", "InterpolationMode", "Normalize", "Pad", "PILToTensor", "RandomApply",
            "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop", "RandomVerticalFlip", "Resize",
            "ToDtype", "ToPILImage", "ToPureTensor"]
