@@ -35,8 +35,8 @@ def per_call(calls):
         for _ in range(calls):
             ndd.flip(x, horizontal=1)
         eager = (time.perf_counter() - start) / calls * 1e6
-        graph = next(g for k, g in _engine._cache.items() if k[0] == "flip" and k[2] == (x.batch_size if
-                                                                                        isinstance(x, ndd.Batch) else 1))
+        n = x.batch_size if isinstance(x, ndd.Batch) else 1
+        graph = next(g for k, g in _engine._cache.items() if k[0] == "flip" and k[2] == n)
         arrays = x._samples() if isinstance(x, ndd.Batch) else [x._array]
         start = time.perf_counter()
         for _ in range(calls):

@@ -115,7 +115,8 @@ class Reader:
             doc = json.loads(str(state))
             text = doc["checkpoint"]
         except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{self._op_name}: set_state() takes a string from get_state(), got {state!r:.80}") from None
+            raise ValueError(f"{self._op_name}: set_state() takes a string from get_state(), "
+                             f"got {state!r:.80}") from None
         if text is None:
             self._pipe, self._batch_size, self._left = None, None, 0
             return
