@@ -1,13 +1,13 @@
 """torchvision's transforms against sluice.experimental.torchvision in a PyTorch DataLoader, side by side.
 
     PYTHONPATH=python .venv/bin/python benchmarks/torchvision_api.py [--data sample_data] [--workers 2]
-        [--images 512] [--batch 32] [--size 224]
+        [--images 512] [--batch 32] [--size 224] [--repeat 2]
 
 The recipe: PIL decode (``Image.open(...).convert("RGB")``, the same for both), then
 ``Compose([RandomResizedCrop(size), RandomHorizontalFlip(), PILToTensor(), ToDtype(float32,
 scale=True), Normalize(mean, std)])`` (torchvision 0.14 has no v2: ``ConvertImageDtype`` stands for
 ``ToDtype``), switched by the import only. Reported: images/s over `--images` images (the first batch
-untimed), for the transforms alone in the main process and for the whole DataLoader with
+untimed; the best of `--repeat` alternating runs), for the transforms alone in the main process and for the whole DataLoader with
 `--workers` workers; with both the transforms' share of the per-image time.
 """
 import argparse
@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--images", type=int, default=512)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--size", type=int, default=224)
+    ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
     import torch
     import torchvision.transforms as T
@@ -78,12 +79,15 @@ def main():
     torch.set_num_threads(1)  # one thread per worker for both (torch's own intra-op threads off)
     ndd.set_num_threads(1)
     files = sorted(glob.glob(os.path.join(args.data, "train", "*", "*.jpg")))[:args.images]
-    rows = []
-    for name, tv in (("torchvision", T), ("sluice", st)):
-        t_only = transforms_only(files, recipe(tv, args.size), 256)
-        torch.manual_seed(0)
-        rate, shape, dtype = loader(files, recipe(tv, args.size), args.workers, args.batch)
-        rows.append((name, t_only, rate, shape, dtype))
+    best = {}
+    for _ in range(args.repeat):  # alternating runs; the best of each (the least disturbed on a shared machine)
+        for name, tv in (("torchvision", T), ("sluice", st)):
+            t_only = transforms_only(files, recipe(tv, args.size), 256)
+            torch.manual_seed(0)
+            rate, shape, dtype = loader(files, recipe(tv, args.size), args.workers, args.batch)
+            old = best.get(name, (name, 0.0, 0.0, shape, dtype))
+            best[name] = (name, max(old[1], t_only), max(old[2], rate), shape, dtype)
+    rows = [best["torchvision"], best["sluice"]]
     print(f"{args.workers} workers, batch {args.batch}, {len(files)} images, RandomResizedCrop({args.size}) + flip + "
           "to tensor + float + Normalize")
     print("                 transforms only (img/s, 1 thread) | DataLoader incl. PIL decode (img/s) | batch")
