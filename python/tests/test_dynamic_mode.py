@@ -92,6 +92,54 @@ def test_explicit_seed_gives_the_same_values_each_call():
     np.testing.assert_array_equal(a, b)
 
 
+def test_concepts_page_random_examples():
+    images = ndd.decoders.image(_encoded(4))
+    ndd.random.set_seed(42)
+    angle = ndd.random.uniform(batch_size=4, range=(-10, 10))
+    rotated = ndd.rotate(images, angle=angle)
+    assert rotated.batch_size == 4 and rotated.dtype == ndd.uint8
+    ndd.random.set_seed(42)
+    again = ndd.rotate(images, angle=ndd.random.uniform(batch_size=4, range=(-10, 10)))
+    for i in range(4):
+        np.testing.assert_array_equal(np.asarray(rotated.select(i)), np.asarray(again.select(i)))
+
+    # independent streams stay reproducible when the calls are reordered
+    def draw(order):
+        rngs = {"geom": ndd.random.RNG(seed=1), "color": ndd.random.RNG(seed=2)}
+        ranges = {"geom": (-10, 10), "color": (0.8, 1.2)}
+        return {k: np.asarray(ndd.random.uniform(batch_size=8, range=ranges[k], rng=rngs[k]).torch())
+                for k in order}
+    a, b = draw(["geom", "color"]), draw(["color", "geom"])
+    np.testing.assert_array_equal(a["geom"], b["geom"])
+    np.testing.assert_array_equal(a["color"], b["color"])
+    assert ((a["color"] >= 0.8) & (a["color"] <= 1.2)).all()
+
+
+def test_eval_modes_and_threads():
+    with ndd.EvalMode.sync_cpu:
+        assert ndd.EvalMode.current() is ndd.EvalMode.sync_cpu
+        resized = ndd.resize(ndd.tensor(np.zeros((8, 8, 3), np.uint8), layout="HWC"), size=(4, 4))
+    assert resized.shape == (4, 4, 3) and ndd.EvalMode.current() is ndd.EvalMode.default
+    before = ndd.get_num_threads()
+    try:
+        ndd.set_num_threads(3)
+        assert ndd.get_num_threads() == 3
+        three = ndd.batch([np.zeros((2, 2, 1), np.uint8)] * 3, layout="HWC")
+        assert ndd.flip(three, horizontal=1).batch_size == 3
+        with pytest.raises(ValueError, match="positive"):
+            ndd.set_num_threads(0)
+    finally:
+        ndd.set_num_threads(before)
+
+
+def test_as_tensor_of_a_ragged_batch_needs_pad():
+    ragged = ndd.batch([np.ones((2, 3), np.int16), np.ones((3, 1), np.int16)])
+    with pytest.raises(ValueError, match="pad=True"):
+        ndd.as_tensor(ragged)
+    dense = ndd.as_tensor(ragged, pad=True)
+    assert dense.shape == (2, 3, 3) and np.asarray(dense)[1, 2, 0] == 1 and np.asarray(dense)[0, 2, 0] == 0
+
+
 # --- readers as objects (DALI's readers reference) --------------------------------------------------
 def test_reader_epochs_are_full_batches(tmp_path):
     files = make_files(tmp_path, 10)

@@ -22,13 +22,14 @@ tensors and batches, readers as objects. Import it as DALI's examples do::
   expression operator, with DALI's type promotion.
 * Readers are classes under ``ndd.readers`` (``File``, ``COCO``, ``Numpy``, ``Webdataset``, ...)
   with ``next_epoch(batch_size=...)`` (see ``_readers``).
-* Calls run synchronously on the calling thread; a batch call runs its samples on a pool of
-  ``get_num_threads()`` workers (``set_num_threads``). Each call is one run of a cached, built
+* Calls run synchronously on the calling thread (every ``EvalMode`` behaves as DALI's
+  ``sync_full``); a batch call runs its samples on a pool of ``get_num_threads()`` workers
+  (``set_num_threads``; default: ``DALI_NUM_THREADS``, else the CPUs available to the process). Each call is one run of a cached, built
   single-operator graph (``_engine``): tens of microseconds of overhead per call.
 
 Where Sluice differs from DALI here: data stays on the host (``device="gpu"`` and ``.gpu()`` raise);
 dtypes are ``sluice.types.DALIDataType`` values (``ndd.uint8 is types.UINT8``); capture mode,
-checkpointing of readers and ``EvalMode`` are not implemented.
+``EvalContext``, streams and devices are not implemented.
 """
 import sys as _sys
 
@@ -39,6 +40,7 @@ from ...schema import all_schemas as _all_schemas
 from . import random  # noqa: F401  (the module random operators are added to)
 from ._batch import Batch, as_batch, batch
 from ._engine import get_num_threads, set_num_threads
+from ._eval_mode import EvalMode
 from ._ops import call_expression as _call_expression, make_function as _make_function
 from ._readers import Reader, make_reader_class as _make_reader_class
 from ._tensor import Tensor, as_tensor, tensor
@@ -89,6 +91,7 @@ def _install_math(root):
 _generate(_sys.modules[__name__])
 _install_math(_sys.modules[__name__])
 
-__all__ = ["Tensor", "Batch", "tensor", "as_tensor", "batch", "as_batch", "Reader", "random", "readers", "math",
+__all__ = ["Tensor", "Batch", "EvalMode", "tensor", "as_tensor", "batch", "as_batch", "Reader", "random", "readers",
+           "math",
            "get_num_threads", "set_num_threads", "DType", "ImageType", "InterpType", "bool", "int8", "int16",
            "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]

@@ -150,13 +150,15 @@ class Batch:
     def evaluate(self):
         return self
 
-    def _as_tensor(self, layout=None):
+    def _as_tensor(self, layout=None, pad=False):
         arrays = self._samples()
+        layout = layout if layout is not None else ("N" + self._layout if self._layout else "")
         if len({a.shape for a in arrays}) > 1:
-            raise ValueError(f"as_tensor: the samples differ in shape ({self.shape}); a batch of one shape makes "
-                             "one tensor")
-        return Tensor._wrap(np.stack(arrays) if arrays else np.zeros((0,)), layout if layout is not None else
-                            ("N" + self._layout if self._layout else ""))
+            if not pad:
+                raise ValueError(f"as_tensor: the samples differ in shape ({self.shape}); pass pad=True to pad them "
+                                 "to one shape")
+            return Tensor._wrap(_padded(arrays), layout)
+        return Tensor._wrap(np.stack(arrays) if arrays else np.zeros((0,)), layout)
 
     def torch(self, copy=None, pad=False):
         """The batch as one torch tensor with a leading batch dimension. Samples of different shapes
@@ -167,11 +169,7 @@ class Batch:
             if not pad:
                 raise ValueError(f"Batch.torch(): the samples differ in shape ({self.shape}); pass pad=True to pad "
                                  "them to one shape")
-            extent = tuple(max(s) for s in zip(*shapes))
-            out = np.zeros((len(arrays),) + extent, dtype=arrays[0].dtype)
-            for i, a in enumerate(arrays):
-                out[(i,) + tuple(slice(0, d) for d in a.shape)] = a
-            return _torch_from_numpy(out)
+            return _torch_from_numpy(_padded(arrays))
         if self._cpp is not None and self._cpp.is_single_tensor() and not copy:
             return _torch_from_numpy(np.asarray(self._cpp.single_tensor()))  # one buffer: no copy
         return _torch_from_numpy(np.stack(arrays) if arrays else np.zeros((0,)))
@@ -193,6 +191,15 @@ class Batch:
 
 
 _arith.install_operators(Batch)
+
+
+def _padded(arrays):
+    """Samples of different shapes as one array, each zero-padded at the end to the largest extents."""
+    extent = tuple(max(s) for s in zip(*(a.shape for a in arrays)))
+    out = np.zeros((len(arrays),) + extent, dtype=arrays[0].dtype)
+    for i, a in enumerate(arrays):
+        out[(i,) + tuple(slice(0, d) for d in a.shape)] = a
+    return out
 
 
 class _Tensors:

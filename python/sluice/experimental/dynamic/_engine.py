@@ -32,7 +32,28 @@ _cache = collections.OrderedDict()
 _cache_lock = threading.Lock()
 _forked_away = []  # graphs of the parent process, never destroyed in a forked child (see the module doc)
 
-_num_threads = max(1, min(os.cpu_count() or 1, 8))
+
+
+def _default_num_threads():
+    """DALI's rule: ``DALI_NUM_THREADS`` (or Sluice's ``SLUICE_NUM_THREADS``) if set, else the CPUs
+    available to the process."""
+    for var in ("SLUICE_NUM_THREADS", "DALI_NUM_THREADS"):
+        value = os.environ.get(var)
+        if value:
+            try:
+                n = int(value)
+            except ValueError:
+                raise ValueError(f"{var} must be a positive integer, got {value!r}") from None
+            if n < 1:
+                raise ValueError(f"{var} must be a positive integer, got {value!r}")
+            return n
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_num_threads = _default_num_threads()
 
 
 def get_num_threads():

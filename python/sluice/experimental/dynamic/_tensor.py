@@ -195,11 +195,12 @@ def tensor(data, dtype=None, device=None, layout=None):
     return t
 
 
-def as_tensor(data, dtype=None, device=None, layout=None):
-    """A Tensor over `data`'s memory where possible (DALI's ``ndd.as_tensor``); a Batch of samples of
-    one shape becomes one tensor with a leading batch dimension."""
+def as_tensor(data, dtype=None, device=None, layout=None, pad=False):
+    """A Tensor over `data`'s memory where possible (DALI's ``ndd.as_tensor``); a Batch becomes one
+    tensor with a leading batch dimension (samples of different shapes need ``pad=True``: zero-padded
+    to the largest extents)."""
     if isinstance(data, Tensor) and dtype is None and layout is None:
         return data
     if hasattr(data, "_as_tensor"):  # a Batch (the _batch module imports this one)
-        return data._as_tensor(layout)
+        return data._as_tensor(layout, pad=pad)
     return Tensor(data, dtype=dtype, device=device, layout=layout)
