@@ -2,6 +2,10 @@
 ``Image`` inside) and helpers shared by the transform modules."""
 import numbers
 
+import numpy as np
+
+import sluice.experimental.dynamic as ndd
+
 from ._image import from_image, to_image
 
 
@@ -31,3 +35,10 @@ class Transform:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({args})"
+
+
+def _per_call(values):
+    """A value that changes from call to call (a size, a window, a random factor) as a float32 Tensor
+    fed to the operator, not as a constant argument: dynamic mode caches one graph per constant
+    arguments, so a new constant each call would build a new graph each call."""
+    return ndd.tensor(np.asarray(values, np.float32))

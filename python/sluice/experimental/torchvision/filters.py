@@ -7,7 +7,7 @@ import numpy as np
 
 import sluice.experimental.dynamic as ndd
 
-from ._base import Transform
+from ._base import Transform, _per_call
 
 
 class GaussianBlur(Transform):
@@ -33,5 +33,5 @@ class GaussianBlur(Transform):
         if image.is_batch:
             sigma = ndd.batch(np.array([[s, s] for s in draws], np.float32))
         else:
-            sigma = [draws[0], draws[0]]
+            sigma = _per_call([draws[0], draws[0]])
         return image.replace(ndd.gaussian_blur(image.data, window_size=window, sigma=sigma))

@@ -9,7 +9,7 @@ import numpy as np
 import sluice.experimental.dynamic as ndd
 from sluice import types
 
-from ._base import Transform, _hw_axes, _pair
+from ._base import Transform, _hw_axes, _pair, _per_call
 
 
 class InterpolationMode(enum.Enum):
@@ -59,7 +59,7 @@ def _resize(image, out_sizes, interp, antialias):
     """Resizes each image to its (h, w) in `out_sizes`."""
     kwargs = dict(interp_type=interp, antialias=bool(antialias))
     if not image.is_batch:
-        kwargs["size"] = [float(v) for v in out_sizes[0]]
+        kwargs["size"] = _per_call(out_sizes[0])
     else:
         kwargs["size"] = ndd.batch(np.array(out_sizes, np.float32))
     return image.replace(ndd.resize(image.data, **kwargs))
@@ -233,7 +233,7 @@ def _pad(image, left, top, right, bottom, fill, what):
         shape = ndd.batch(np.array([[h + top + bottom, w + left + right] for h, w in sizes], np.float32))
     else:
         (h, w), = sizes
-        start, shape = [float(-top), float(-left)], [float(h + top + bottom), float(w + left + right)]
+        start, shape = _per_call([-top, -left]), _per_call([h + top + bottom, w + left + right])
     return image.replace(ndd.slice(image.data, start=start, shape=shape, axis_names="HW", out_of_bounds_policy="pad",
                                    fill_values=fill))
 
