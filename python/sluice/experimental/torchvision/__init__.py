@@ -22,16 +22,16 @@ kernel has a = -0.75, Pillow's a = -0.5). GaussianBlur rounds its float result o
 level of torch's). The tests bound all of it. Crops, flips, normalization and dtype conversion are
 exact.
 
-Not yet: ColorJitter (DALI's list), Pad's modes other than "constant", nor torchvision's
+Not yet: Pad's modes other than "constant", nor torchvision's
 RandAugment, TrivialAugmentWide, AutoAugment, RandomErasing.
 """
-from .color import Grayscale, RandomGrayscale
+from .color import ColorJitter, Grayscale, RandomGrayscale
 from .compose import Compose, RandomApply
 from .conversion import Normalize, PILToTensor, ToDtype, ToPILImage, ToPureTensor
 from .filters import GaussianBlur
 from .geometry import (CenterCrop, InterpolationMode, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
                        RandomVerticalFlip, Resize)
 
-__all__ = ["CenterCrop", "Compose", "GaussianBlur", "Grayscale", "InterpolationMode", "Normalize", "Pad",
+__all__ = ["CenterCrop", "ColorJitter", "Compose", "GaussianBlur", "Grayscale", "InterpolationMode", "Normalize", "Pad",
            "PILToTensor", "RandomApply", "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop",
            "RandomVerticalFlip", "Resize", "ToDtype", "ToPILImage", "ToPureTensor"]
