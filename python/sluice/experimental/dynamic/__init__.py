@@ -24,8 +24,9 @@ tensors and batches, readers as objects. Import it as DALI's examples do::
   with ``next_epoch(batch_size=...)`` (see ``_readers``).
 * Calls run synchronously on the calling thread (every ``EvalMode`` behaves as DALI's
   ``sync_full``); a batch call runs its samples on a pool of ``get_num_threads()`` workers
-  (``set_num_threads``; default: ``DALI_NUM_THREADS``, else the CPUs available to the process). Each call is one run of a cached, built
-  single-operator graph (``_engine``): tens of microseconds of overhead per call.
+  (``set_num_threads``; default: ``DALI_NUM_THREADS``, else the CPUs available to the process).
+  Each call is one run of a cached, built single-operator graph (``_engine``): tens of
+  microseconds of overhead per call.
 
 Where Sluice differs from DALI here: data stays on the host (``device="gpu"`` and ``.gpu()`` raise);
 dtypes are ``sluice.types.DALIDataType`` values (``ndd.uint8 is types.UINT8``); capture mode,
