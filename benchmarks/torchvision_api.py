@@ -1,11 +1,12 @@
 """torchvision's transforms against sluice.experimental.torchvision in a PyTorch DataLoader, side by side.
 
     PYTHONPATH=python .venv/bin/python benchmarks/torchvision_api.py [--data sample_data] [--workers 2]
-        [--images 512] [--batch 32] [--size 224] [--repeat 2]
+        [--images 512] [--batch 32] [--size 224] [--repeat 2] [--jitter]
 
 The recipe: PIL decode (``Image.open(...).convert("RGB")``, the same for both), then
 ``Compose([RandomResizedCrop(size), RandomHorizontalFlip(), PILToTensor(), ToDtype(float32,
-scale=True), Normalize(mean, std)])`` (torchvision 0.14 has no v2: ``ConvertImageDtype`` stands for
+scale=True), Normalize(mean, std)])``, with ``--jitter`` a ``ColorJitter(0.4, 0.4, 0.4)`` after the
+flip (torchvision 0.14 has no v2: ``ConvertImageDtype`` stands for
 ``ToDtype``), switched by the import only. Reported: images/s over `--images` images (the first batch
 untimed; the best of `--repeat` alternating runs), for the transforms alone in the main process and for the whole DataLoader with
 `--workers` workers; with both the transforms' share of the per-image time.
@@ -16,6 +17,7 @@ import os
 import time
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+JITTER = False  # --jitter: ColorJitter(0.4, 0.4, 0.4) after the flip (the issue's recipe)
 
 
 def recipe(tv, size):
@@ -24,8 +26,9 @@ def recipe(tv, size):
         convert = tv.ToDtype(torch.float32, scale=True)
     else:
         convert = tv.ConvertImageDtype(torch.float32)
-    return tv.Compose([tv.RandomResizedCrop(size, antialias=True), tv.RandomHorizontalFlip(), tv.PILToTensor(),
-                       convert, tv.Normalize(MEAN, STD)])
+    jitter = [tv.ColorJitter(0.4, 0.4, 0.4)] if JITTER else []
+    return tv.Compose([tv.RandomResizedCrop(size, antialias=True), tv.RandomHorizontalFlip(), *jitter,
+                       tv.PILToTensor(), convert, tv.Normalize(MEAN, STD)])
 
 
 class Images:
@@ -70,7 +73,10 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--jitter", action="store_true")
     args = ap.parse_args()
+    global JITTER
+    JITTER = args.jitter
     import torch
     import torchvision.transforms as T
 
@@ -89,7 +95,7 @@ def main():
             best[name] = (name, max(old[1], t_only), max(old[2], rate), shape, dtype)
     rows = [best["torchvision"], best["sluice"]]
     print(f"{args.workers} workers, batch {args.batch}, {len(files)} images, RandomResizedCrop({args.size}) + flip + "
-          "to tensor + float + Normalize")
+          f"{'ColorJitter(0.4, 0.4, 0.4) + ' if JITTER else ''}to tensor + float + Normalize")
     print("                 transforms only (img/s, 1 thread) | DataLoader incl. PIL decode (img/s) | batch")
     for name, t_only, rate, shape, dtype in rows:
         print(f"  {name:12s} {t_only:12.1f}                        | {rate:10.1f}                          | "

@@ -14,7 +14,6 @@ import numbers
 import numpy as np
 
 import sluice.experimental.dynamic as ndd
-from sluice import fn, types
 from sluice import math as smath
 from sluice.experimental.dynamic._ops import call_expression as _call_expression
 
@@ -42,29 +41,39 @@ def _check_rgb_u8(image, what):
 
 
 def _expr(func, *operands):
-    """`func` (DataNode arithmetic, sluice.math, fn calls) over Tensors and numbers, run as ONE cached
-    graph (one fused expression): each color step is one call, not one per arithmetic operator."""
-    return _call_expression(f"torchvision.color.{func.__name__}", func, operands)
+    """`func` (DataNode arithmetic and sluice.math) over Tensors and numbers, run as ONE cached graph
+    (one fused expression), its integral result converted to uint8: each color step is one call, not
+    one per arithmetic operator. The conversion is NumPy's (exact: the values are integers in
+    [0, 255]); Sluice's ``cast`` from float rounds each element with ``roundf`` and takes about 15
+    times as long as the expression here."""
+    out = _call_expression(f"torchvision.color.{func.__name__}", func, operands)
+    if isinstance(out, ndd.Batch):
+        return ndd.Batch._from_arrays([a.astype(np.uint8) for a in out._samples()], out.layout)
+    return ndd.Tensor._wrap(np.asarray(out).astype(np.uint8), out.layout)
 
 
 def _u8_node(e):
-    """Clamped to [0, 255] and truncated, as torch's ``.clamp(0, 255).to(uint8)`` and Pillow's blend."""
-    return fn.cast(smath.floor(smath.clamp(e, 0.0, 255.0)), dtype=types.UINT8)
+    """Clamped to [0, 255] and truncated (as a float), as torch's ``.clamp(0, 255).to(uint8)`` and
+    Pillow's blend."""
+    return smath.floor(smath.clamp(e, 0.0, 255.0))
 
 
 def _pil_luma(r, g, b):
-    return fn.cast((r * 19595 + g * 38470 + b * 7471 + 32768) // 65536, dtype=types.UINT8)
+    return (r * 19595 + g * 38470 + b * 7471 + 32768) // 65536
 
 
 def _tensor_luma(r, g, b):
-    return fn.cast(smath.floor(0.2989 * r + 0.587 * g + 0.114 * b), dtype=types.UINT8)
+    return smath.floor(0.2989 * r + 0.587 * g + 0.114 * b)
 
 
 def _luma(image, channels=1):
     """The uint8 luma plane (each kind's formula), repeated to `channels` channels."""
     luma = _expr(_pil_luma if image.kind == "pil" else _tensor_luma, *_channels(image))
-    if channels == 3:
-        luma = ndd.cat(luma, luma, luma, axis=2 if image.layout == "HWC" else 0)
+    if channels == 3:  # NumPy's repeat: a copy of bytes (Sluice's cat interleaves HWC element by element)
+        axis = 2 if image.layout == "HWC" else 0
+        if isinstance(luma, ndd.Batch):
+            return ndd.Batch._from_arrays([np.repeat(a, 3, axis=axis) for a in luma._samples()], luma.layout)
+        return ndd.Tensor._wrap(np.repeat(np.asarray(luma), 3, axis=axis), luma.layout)
     return luma
 
 
