@@ -12,8 +12,8 @@
    ``fuse_operators=False, exec_pipelined=False`` (the eager loop's schedule: one operator after
    another, nothing overlapped), so the ratio splits what the graph gains by overlap and fusion from
    what dynamic mode's calls cost. The first batch of each is untimed. Figures are the best of
-`--repeat` alternating runs (per call: the best of 20 windows), the least disturbed on a shared
-machine.
+`--repeat` alternating runs (per call: the best of 30 interleaved windows), the least disturbed
+on a shared machine.
 """
 import argparse
 import os
@@ -36,23 +36,24 @@ def per_call(calls):
         n = x.batch_size if isinstance(x, ndd.Batch) else 1
         graph = next(g for k, g in _engine._cache.items() if k[0] == "flip" and k[2] == n)
         arrays = x._samples() if isinstance(x, ndd.Batch) else [x._array]
-        eager = _best(lambda: ndd.flip(x, horizontal=1), calls)
-        cpp = _best(lambda: graph.run([(arrays, "HWC")], {}), calls)
+        eager, cpp = _best([lambda: ndd.flip(x, horizontal=1), lambda: graph.run([(arrays, "HWC")], {})], calls)
         rows.append((what, eager, cpp))
     return rows
 
 
-def _best(call, calls, windows=20):
-    """µs per call: the best of `windows` windows of calls / windows calls each, the two measured
-    alternately by the caller's order. On a shared machine the best window is the one least disturbed
-    by other processes; the mean would measure them."""
+def _best(calls_to_time, calls, windows=30):
+    """µs per call of each callable: the best of `windows` windows of calls / windows calls each, the
+    callables' windows interleaved. On a shared machine the best window is the one least disturbed by
+    other processes (the mean would measure them), and interleaving exposes each callable to the same
+    drift of the load."""
     per = max(1, calls // windows)
-    best = float("inf")
+    best = [float("inf")] * len(calls_to_time)
     for _ in range(windows):
-        start = time.perf_counter()
-        for _ in range(per):
-            call()
-        best = min(best, (time.perf_counter() - start) / per * 1e6)
+        for k, call in enumerate(calls_to_time):
+            start = time.perf_counter()
+            for _ in range(per):
+                call()
+            best[k] = min(best[k], (time.perf_counter() - start) / per * 1e6)
     return best
 
 
