@@ -13,6 +13,7 @@ except ImportError as e:  # a source checkout without the built module
 from .errors import ArgumentError, SluiceError
 from . import types
 from .pipeline import Pipeline, pipeline_def
+from .experimental import pipeline_def as _experimental_pipeline_def
 from .data_node import DataNode
 from .graph import newaxis
 from .tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
@@ -21,6 +22,8 @@ from . import math
 from .external_source import ExternalSource, external_source
 from .device import cuda_available, cuda_built
 from . import backend, plugin, plugin_manager, tensors
+
+_experimental_pipeline_def.install()  # sluice.pipeline.experimental.pipeline_def
 
 __version__ = "0.1.0"
 

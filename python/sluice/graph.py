@@ -135,6 +135,11 @@ class DataNode:
             raise ValueError(f"{self.name}.property(): device must be 'cpu'")
         return call_operator("get_property", [self], {"key": key})[0]
 
+    def get(self):
+        """The data, in debug mode only (``pipeline_def(debug=True)``); a graph's DataNode is symbolic."""
+        raise SluiceError(f"{self.name}.get(): a DataNode holds data only in debug mode "
+                          "(sluice.pipeline.experimental.pipeline_def(debug=True)); run the pipeline to get outputs")
+
     def source_info(self, *, device="cpu"):
         """``self.property("source_info")``."""
         return self.property("source_info", device=device)
@@ -337,6 +342,14 @@ class ExpressionNode(DataNode):
         self._tree = tree
         self._pipeline = current.current()
 
+    def get(self):
+        """In debug mode (``pipeline_def(debug=True)``): the expression's value, a TensorListCPU."""
+        pipe = current.current() if self._pipeline is None else self._pipeline
+        evaluate = getattr(pipe, "_debug_evaluate", None)
+        if evaluate is None:
+            return DataNode.get(self)
+        return evaluate(self).get()
+
     @property
     def expression(self):
         """The expression in arithmetic.expression's text form (inputs numbered by first use)."""
@@ -520,6 +533,9 @@ def call_operator(op_name, inputs, kwargs, device=None, name=None):
     sets = _input_sets(op_name, inputs)
     if sets is not None:
         return _call_input_sets(op_name, sets, kwargs, device, name)
+    debug = getattr(current.current(), "_debug_call", None)
+    if debug is not None:  # pipeline_def(debug=True): run it now (sluice.experimental.debug_mode)
+        return debug(op_name, list(inputs), kwargs, device, name)
     if device is None:
         device = "gpu" if any(isinstance(n, DataNode) and n.device == "gpu" for n in inputs) else "cpu"
     call = make_call(op_name, inputs, kwargs, device=device, name=name)

@@ -464,14 +464,6 @@ def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     return decorator(fn) if fn is not None else decorator
 
 
-def _experimental_pipeline_def(fn=None, *, enable_conditionals=False, debug=False, **pipeline_kwargs):
-    """DALI's ``nvidia.dali.pipeline.experimental.pipeline_def``: ``pipeline_def`` plus ``debug``
-    (DALI's eager debug mode, which Sluice does not have: ``debug=True`` is an error)."""
-    if debug:
-        raise NotImplementedError("pipeline_def(debug=True): Sluice has no debug (eager) mode")
-    return pipeline_def(fn, enable_conditionals=enable_conditionals, **pipeline_kwargs)
-
-
 def _make_experimental_module():
     """``sluice.pipeline.experimental`` (DALI's EfficientNet example imports pipeline_def from it)."""
     name = f"{__name__}.experimental"
@@ -479,11 +471,7 @@ def _make_experimental_module():
     if module is None:
         module = _pytypes.ModuleType(name, "DALI's experimental pipeline API: pipeline_def.")
         sys.modules[name] = module
-    _experimental_pipeline_def.__name__ = "pipeline_def"
-    _experimental_pipeline_def.__qualname__ = "pipeline_def"
-    _experimental_pipeline_def.__module__ = name
-    module.pipeline_def = _experimental_pipeline_def
-    module.__all__ = ["pipeline_def"]
+    module.__all__ = ["pipeline_def"]  # installed by sluice.experimental.pipeline_def (it needs debug mode)
     return module
 
 

@@ -144,8 +144,13 @@ def test_experimental_pipeline_def_and_enable_conditionals():
 
     with pytest.raises(TypeError, match="symbolic"):
         without_conditionals(batch_size=2, num_threads=1)
-    with pytest.raises(NotImplementedError, match="debug"):
-        pipeline_def(debug=True)
+
+    @pipeline_def(debug=True)  # debug mode: the function runs eagerly (test_debug_mode.py has the rest)
+    def debugged():
+        return fn.testing.counter() + 1
+
+    (out,) = debugged(batch_size=2, num_threads=1).run()
+    assert [int(x) for x in out.as_array().ravel()] == [1, 2]
 
 
 @pytest.mark.skipif(sluice.cuda_available(), reason="checks the CPU-only behaviour")
