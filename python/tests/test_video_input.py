@@ -27,6 +27,7 @@ def videos(tmp_path_factory):
 
 
 def pipe_of(batch_size=2, threads=2, prefetch_queue_depth=1, **kw):
+    kw.setdefault("color_conversion", "pyav")  # these tests compare with PyAV's decode
     pipe = sluice.Pipeline(batch_size=batch_size, num_threads=threads, seed=1,
                            prefetch_queue_depth=prefetch_queue_depth)
     with pipe:

@@ -49,6 +49,7 @@ def run_epoch(pipe, batches):
 
 
 def reader_pipe(batch, threads=2, seed=5, op="readers.video", **kw):
+    kw.setdefault("color_conversion", "pyav")  # these tests compare with PyAV's decode
     pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=seed)
     reader = fn.readers.video if op == "readers.video" else fn.experimental.readers.video
     with pipe:
