@@ -201,6 +201,19 @@ DaliYuvConverter::Filter DaliYuvConverter::Bilinear(int src_w, int dst_w, int lo
       error = v - iv * sum;
     }
   }
+  // The two-tap form: the non-zero taps of every position within two adjacent samples.
+  out.two_tap = true;
+  for (int i = 0; i < dst_w && out.two_tap; ++i) {
+    const int* t = &out.coeff[static_cast<size_t>(i * out_size)];
+    int a = 0;
+    while (a < out_size - 1 && t[a] == 0) ++a;
+    for (int j = a + 2; j < out_size; ++j) out.two_tap = out.two_tap && t[j] == 0;
+    const int p = out.pos[static_cast<size_t>(i)] + a;
+    out.p0.push_back(p);
+    out.p1.push_back(std::min(p + 1, src_w - 1));
+    out.c0.push_back(t[a]);
+    out.c1.push_back(a + 1 < out_size && p + 1 < src_w ? t[a + 1] : 0);
+  }
   return out;
 }
 
@@ -230,6 +243,12 @@ void DaliYuvConverter::Convert(const YuvFrame& f, const YuvLayout& l, bool ycbcr
     for (int y = 0; y < ch; ++y) {
       const uint8_t* src = f.plane[1 + c] + static_cast<std::ptrdiff_t>(y) * f.stride[1 + c];
       int16_t* d = dst + static_cast<size_t>(y) * row;
+      if (hf.two_tap) {
+        const int *p0 = hf.p0.data(), *p1 = hf.p1.data(), *c0 = hf.c0.data(), *c1 = hf.c1.data();
+        for (int x = 0; x < w; ++x)
+          d[x] = static_cast<int16_t>(std::min((src[p0[x]] * c0[x] + src[p1[x]] * c1[x]) >> 7, (1 << 15) - 1));
+        continue;
+      }
       for (int x = 0; x < w; ++x) {
         const int* t = &hf.coeff[static_cast<size_t>(x * hf.size)];
         const uint8_t* s = src + hf.pos[static_cast<size_t>(x)];
@@ -244,16 +263,34 @@ void DaliYuvConverter::Convert(const YuvFrame& f, const YuvLayout& l, bool ycbcr
   const RgbCoeffs& k = l.full_range ? kFull : kLimited;
   for (int y = 0; y < h; ++y) {
     const uint8_t* luma = f.plane[0] + static_cast<std::ptrdiff_t>(y) * f.stride[0];
+    uint8_t* o = out + static_cast<size_t>(y) * row * 3;
+    // The chroma lines and weights of this row (two taps, or the generic filter's).
+    const int16_t *cb0 = nullptr, *cb1 = nullptr, *cr0 = nullptr, *cr1 = nullptr;
+    int t0 = 0, t1 = 0;
+    if (vf.two_tap) {
+      const auto r0 = static_cast<size_t>(vf.p0[static_cast<size_t>(y)]) * row;
+      const auto r1 = static_cast<size_t>(vf.p1[static_cast<size_t>(y)]) * row;
+      cb0 = cb_.data() + r0;
+      cb1 = cb_.data() + r1;
+      cr0 = cr_.data() + r0;
+      cr1 = cr_.data() + r1;
+      t0 = vf.c0[static_cast<size_t>(y)];
+      t1 = vf.c1[static_cast<size_t>(y)];
+    }
     const int* t = &vf.coeff[static_cast<size_t>(y * vf.size)];
     const int16_t* cb = cb_.data() + static_cast<size_t>(vf.pos[static_cast<size_t>(y)]) * row;
     const int16_t* cr = cr_.data() + static_cast<size_t>(vf.pos[static_cast<size_t>(y)]) * row;
-    uint8_t* o = out + static_cast<size_t>(y) * row * 3;
     const int taps = vf.count[static_cast<size_t>(y)];
     for (int x = 0; x < w; ++x) {
       int u = 0, v = 0;
-      for (int j = 0; j < taps; ++j) {
-        u += cb[static_cast<size_t>(j) * row + x] * t[j];
-        v += cr[static_cast<size_t>(j) * row + x] * t[j];
+      if (vf.two_tap) {
+        u = cb0[x] * t0 + cb1[x] * t1;
+        v = cr0[x] * t0 + cr1[x] * t1;
+      } else {
+        for (int j = 0; j < taps; ++j) {
+          u += cb[static_cast<size_t>(j) * row + x] * t[j];
+          v += cr[static_cast<size_t>(j) * row + x] * t[j];
+        }
       }
       if (ycbcr) {  // yuv2planeX_8 with libswscale's flat dither (64 << 12) for 8-bit sources
         o[3 * x] = luma[x];

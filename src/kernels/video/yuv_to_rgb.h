@@ -60,6 +60,10 @@ class DaliYuvConverter {
     std::vector<int> pos;
     std::vector<int> count;  // taps of position i inside the source (the others are zero)
     std::vector<int> coeff;
+    // The same filter as two taps per position, when no position has more than two adjacent
+    // non-zero taps (bilinear upsampling's case): out = src[p0] * c0 + src[p1] * c1.
+    bool two_tap = false;
+    std::vector<int> p0, p1, c0, c1;
   };
   static Filter Bilinear(int chroma_len, int len, int log2_sub, int one);
   void Prepare(const YuvFrame& f, const YuvLayout& layout);
