@@ -25,6 +25,8 @@ VIDEOS = {
                                        "realtime", "-cpu-used", "8", "-b:v", "300k"], "webm"),
     "vp8_64x48": ("64x48", 25, 20, ["-pix_fmt", "yuv420p", "-c:v", "libvpx", "-g", "6", "-b:v", "300k"], "webm"),
     "vp8_13f": ("48x32", 10, 13, ["-pix_fmt", "yuv420p", "-c:v", "libvpx", "-g", "5", "-b:v", "300k"], "webm"),
+    "vp8_at_1_5s": ("64x48", 25, 20, ["-pix_fmt", "yuv420p", "-c:v", "libvpx", "-g", "6", "-b:v", "300k",
+                                      "-output_ts_offset", "1.5"], "webm"),
     "mjpeg_33x17": ("34x18", 25, 3, ["-vf", "format=rgb24,crop=33:17:0:0:exact=1,format=yuvj420p", "-c:v", "mjpeg"],
                     "avi"),
     "mjpeg_422_31x20": ("32x20", 25, 3, ["-vf", "format=rgb24,crop=31:20:0:0:exact=1,format=yuvj422p", "-c:v",
@@ -59,7 +61,7 @@ DECODER_CASES = {
 }
 
 _FILE_LIST = ["vp8_64x48 1 0.1 0.5", "vp8_64x48 2 0.13 0.37", "vp8_13f 3", "vp8_64x48 4 0.3 5",
-              "vp8_64x48 5 -1 0.3", "vp8_64x48 6 0.3 0.76"]
+              "vp8_64x48 5 -1 0.3", "vp8_64x48 6 0.3 0.76", "vp8_at_1_5s 7 0.1 0.5", "vp8_at_1_5s 8 1.6 2.0"]
 _FRAME_LIST = ["vp8_64x48 1 5 12", "vp8_64x48 2 -8 -2", "vp8_64x48 3 2.5 7.5", "vp8_13f 4", "vp8_64x48 5 3 30"]
 
 READER_CASES = {
@@ -69,6 +71,7 @@ READER_CASES = {
                                            enable_frame_num=True, labels=[7]),
     "rd_ycbcr_odd": dict(filenames=["vp9_97x63"], sequence_length=2, image_type="YCbCr",
                          enable_frame_num="scalar"),
+    "rd_timestamps_offset_start": dict(filenames=["vp8_at_1_5s"], sequence_length=3, step=7, enable_timestamps=True),
     "rd_rgb_j422": dict(filenames=["mjpeg_422_31x20"], sequence_length=3, enable_timestamps=True),
     "rd_pad_constant": dict(filenames=["vp8_13f"], sequence_length=6, stride=2, step=6, pad_mode="constant",
                             fill_value=[9, 99, 199], enable_frame_num="sequence", enable_timestamps=True),

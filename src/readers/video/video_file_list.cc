@@ -20,12 +20,14 @@ namespace {
 }
 
 // Frame k whose timestamp is the last at or before (down) / the first at or after (up) `seconds`
-// from the first frame; 0 when the time is past the last frame (DALI's lookup finds no frame then).
+// on the stream's clock (the container's timestamps, not counted from the first frame: DALI 2.4
+// reads a file whose first frame is at 1.5 s so); 0 when the time is past the last frame (DALI's
+// lookup finds no frame then) or before the first.
 int64_t FrameAtSeconds(const kernels::VideoIndex& idx, float seconds, bool down) {
   if (idx.by_timestamp && !idx.pts.empty() && idx.tb_num > 0 && idx.tb_den > 0) {
     // Truncated to the time base, as DALI's SecondsToTimestamp.
-    const auto ts = idx.pts.front() + static_cast<int64_t>(static_cast<double>(seconds) * static_cast<double>(idx.tb_den) /
-                                                           static_cast<double>(idx.tb_num));
+    const auto ts = static_cast<int64_t>(static_cast<double>(seconds) * static_cast<double>(idx.tb_den) /
+                                         static_cast<double>(idx.tb_num));
     if (ts > idx.pts.back()) return 0;
     if (down) return std::max<int64_t>(std::upper_bound(idx.pts.begin(), idx.pts.end(), ts) - idx.pts.begin() - 1, 0);
     return std::lower_bound(idx.pts.begin(), idx.pts.end(), ts) - idx.pts.begin();

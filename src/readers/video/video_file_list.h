@@ -7,8 +7,9 @@
 //     the video's end;
 //   - experimental.readers.video (DALI's CPU/GPU reader, video_reader_decoder_op.cc):
 //     file_list_format "frames" (negative: counted from the end, fractions rounded by
-//     file_list_rounding) or "timestamps" (seconds from the first frame, truncated to the stream's
-//     time base, then the frame at or before / at or after it by file_list_rounding; a time past the
+//     file_list_rounding) or "timestamps" (seconds on the stream's clock -- the container's
+//     timestamps, as DALI compares them, while its timestamps output counts from the first
+//     frame --, truncated to the stream's time base, then the frame at or before / at or after it by file_list_rounding; a time past the
 //     last frame means frame 0, as DALI's index lookup gives); file_list_include_end clamps the end
 //     to the video's frame count (without it an end past the video is an error, as DALI's decoding
 //     fails); an empty or reversed range skips the line (a start without an end is one: end 0).

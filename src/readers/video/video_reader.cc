@@ -327,7 +327,7 @@ OpSchema VideoReaderSchema(const std::string& name) {
   } else {
     s.Arg("file_list_format", ArgType::kString, std::string("timestamps"),
           "How file_list start and end are read: \"frames\" (frame numbers, fractions rounded by "
-          "file_list_rounding) or \"timestamps\" (seconds from the first frame: the frame at or before, or at or "
+          "file_list_rounding) or \"timestamps\" (seconds on the container's clock: the frame at or before, or at or "
           "after, each time by file_list_rounding; a time past the last frame means frame 0, as in DALI).")
         .Enum({"frames", "timestamps"})
         .Arg("file_list_rounding", ArgType::kString, std::string("start_down_end_up"),
