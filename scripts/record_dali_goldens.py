@@ -50,7 +50,7 @@ def run_case(fn, types, Pipeline, build, inputs, layout=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("family", help="audio, image, tensor, detection, plugins, names, schema, or a coverage "
+    ap.add_argument("family", help="audio, image, tensor, detection, plugins, video, names, schema, or a coverage "
                     "family cov_<name> (dali_goldens/cov_<name>_cases.py)")
     ap.add_argument("--extra-path", action="append", default=[],
                     help="a directory appended to sys.path (where PyTorch and Numba are, for `plugins`)")
@@ -91,6 +91,10 @@ def main():
         return
     if args.family == "plugins":
         record_plugins(cases, record, fn, types, Pipeline)
+        save(args.family, record, nvidia.dali.__version__)
+        return
+    if args.family == "video":
+        record_video(cases, record, fn, types, Pipeline)
         save(args.family, record, nvidia.dali.__version__)
         return
     if args.family == "image":
@@ -202,6 +206,42 @@ def record_coverage(cases, record, fn, types, Pipeline):
                        and not line.startswith("C++ context")]
             record[f"{name}/error"] = np.array(message[-1][:300] if message else type(e).__name__)
             print(f"{name}: DALI error {record[f'{name}/error']}", file=sys.stderr)
+
+
+def record_video(cases, record, fn, types, Pipeline):
+    """The videos are encoded here (cases.make_videos) and stored as the inputs; decoder cases run DALI's
+    CPU decoders.video on one video's bytes, reader cases DALI's CPU experimental.readers.video over one
+    epoch (batch_size 1, in order), each clip's outputs recorded as "<case>/<output>/<clip>"."""
+    import tempfile
+
+    videos = cases.make_videos()
+    for name, data in videos.items():
+        record[f"input/{name}"] = np.frombuffer(data, np.uint8)
+    for name, (video, kw) in cases.DECODER_CASES.items():
+        data = np.frombuffer(videos[video], np.uint8)
+        record_outputs(record, name, run_case(fn, None, Pipeline,
+                                              lambda fn, types, x: [fn.experimental.decoders.video(x, **kw)], [data]))
+    with tempfile.TemporaryDirectory() as folder:
+        for name, kw in cases.READER_CASES.items():
+            kw = cases.materialize(kw, videos, folder)
+            if "image_type" in kw:  # the cases name it; DALI takes its enum
+                kw["image_type"] = getattr(types, kw["image_type"])
+            pipe = Pipeline(batch_size=1, num_threads=1, device_id=None, seed=7)
+            with pipe:
+                outs = fn.experimental.readers.video(device="cpu", name="Reader", **kw)
+                pipe.set_outputs(*(outs if isinstance(outs, (list, tuple)) else [outs]))
+            try:
+                pipe.build()
+                clips = pipe.epoch_size("Reader")
+                for c in range(clips):
+                    for o, t in enumerate(pipe.run()):
+                        value = np.array(t[0])  # the frames of a range case: their shape only
+                        record[f"{name}/{o}/{c}"] = np.array(value.shape) if o == 0 and name in cases.SHAPE_ONLY else value
+                record[f"{name}/clips"] = np.array(clips)
+                print(f"{name}: {clips} clips", file=sys.stderr)
+            except RuntimeError as e:  # recorded, and compared as such
+                record[f"{name}/error"] = np.array(str(e)[-600:])
+                print(f"{name}: DALI error {e}"[-400:], file=sys.stderr)
 
 
 def record_plugins(cases, record, fn, types, Pipeline):

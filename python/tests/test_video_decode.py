@@ -21,7 +21,9 @@ pytestmark = pytest.mark.skipif(FFMPEG is None, reason="ffmpeg not installed")
 
 
 def decode(datas, threads=2, **kwargs):
-    """Runs decoders.video on a batch of encoded byte arrays; returns the clips."""
+    """Runs decoders.video on a batch of encoded byte arrays; returns the clips (PyAV's conversion
+    unless color_conversion is given: these tests compare with PyAV's decode)."""
+    kwargs.setdefault("color_conversion", "pyav")
     pipe = sluice.Pipeline(batch_size=len(datas), num_threads=threads, seed=3)
     with pipe:
         enc = fn.external_source(source=lambda: [np.asarray(d, np.uint8) for d in datas], batch=True, cycle=False)
@@ -120,7 +122,7 @@ def test_per_sample_start_frame(videos):
     with pipe:
         enc = fn.external_source(source=lambda: [data] * 4, batch=True, cycle=False)
         st = fn.external_source(source=lambda: [np.array(s, np.int64) for s in starts], batch=True, cycle=False)
-        pipe.set_outputs(fn.experimental.decoders.video(enc, start_frame=st, sequence_length=3))
+        pipe.set_outputs(fn.experimental.decoders.video(enc, start_frame=st, sequence_length=3, color_conversion="pyav"))
     pipe.build()
     (out,) = pipe.run()
     for s, o in zip(starts, as_numpy(out)):

@@ -27,6 +27,7 @@ def videos(tmp_path_factory):
 
 
 def pipe_of(batch_size=2, threads=2, prefetch_queue_depth=1, **kw):
+    kw.setdefault("color_conversion", "pyav")  # these tests compare with PyAV's decode
     pipe = sluice.Pipeline(batch_size=batch_size, num_threads=threads, seed=1,
                            prefetch_queue_depth=prefetch_queue_depth)
     with pipe:
@@ -210,3 +211,23 @@ def test_arguments(videos):
         pipe.build()
         pipe.feed_input("vid", [read(videos["b"])])
         assert [s.shape[0] for s in as_numpy(pipe.run()[0])] == [4, 4]
+
+
+def test_default_conversion_is_decoders_video(videos):
+    """inputs.video converts as decoders.video does (DALI's conversion by default, the same kernel),
+    and color_conversion names its choices when misspelt."""
+    data = read(videos["a"])
+    pipe = pipe_of(batch_size=1, threads=1, sequence_length=4, color_conversion="dali")
+    pipe.feed_input("vid", [data])
+    (got,) = pipe.run()
+    dec = sluice.Pipeline(batch_size=1, num_threads=1, seed=1)
+    with dec:
+        enc = fn.external_source(source=lambda: [data], batch=True, cycle=False)
+        dec.set_outputs(fn.experimental.decoders.video(enc, sequence_length=4))
+    dec.build()
+    (ref,) = dec.run()
+    np.testing.assert_array_equal(as_numpy(got)[0], as_numpy(ref)[0])
+    pyav, _ = pyav_frames(videos["a"])
+    assert not np.array_equal(as_numpy(got)[0], np.stack(pyav[:4]))  # PyAV's differs (chroma sharing)
+    with pytest.raises(Exception, match=r"color_conversion.*'dali', 'pyav'|color_conversion.*dali.*pyav"):
+        pipe_of(batch_size=1, sequence_length=4, color_conversion="opencv")

@@ -36,8 +36,10 @@ def refs(files):
     return {p: pyav_frames(p) for p in files}
 
 
-def clips_of(n, length, stride, step):
-    span = (length - 1) * stride + 1
+def clips_of(n, length, stride, step, op="readers.video"):
+    """The clip starts of an n-frame video: readers.video cuts a clip while its frames, first to last,
+    fit (DALI's legacy rule); experimental.readers.video while length x stride frames fit (DALI's)."""
+    span = (length - 1) * stride + 1 if op == "readers.video" else length * stride
     return list(range(0, n - span + 1, step))
 
 
@@ -49,6 +51,7 @@ def run_epoch(pipe, batches):
 
 
 def reader_pipe(batch, threads=2, seed=5, op="readers.video", **kw):
+    kw.setdefault("color_conversion", "pyav")  # these tests compare with PyAV's decode
     pipe = sluice.Pipeline(batch_size=batch, num_threads=threads, seed=seed)
     reader = fn.readers.video if op == "readers.video" else fn.experimental.readers.video
     with pipe:
@@ -61,7 +64,7 @@ def reader_pipe(batch, threads=2, seed=5, op="readers.video", **kw):
 @pytest.mark.parametrize("op", ["readers.video", "experimental.readers.video"])
 def test_every_clip_matches_pyav(files, refs, op):
     length, stride, step = 4, 2, 5
-    expected = [(p, s) for p in files for s in clips_of(len(refs[p][0]), length, stride, step)]
+    expected = [(p, s) for p in files for s in clips_of(len(refs[p][0]), length, stride, step, op)]
     pipe = reader_pipe(4, op=op, filenames=files, labels=[10, 11, 12], sequence_length=length, stride=stride,
                        step=step, enable_frame_num=True, enable_timestamps=True)
     assert pipe.epoch_size("Reader") == len(expected)
@@ -74,7 +77,8 @@ def test_every_clip_matches_pyav(files, refs, op):
             s = int(fnum[0])
             idx = list(range(s, s + stride * length, stride))
             np.testing.assert_array_equal(v, np.stack([frames[i] for i in idx]))
-            np.testing.assert_allclose(t, [times[i] - times[0] for i in idx], atol=1e-4)
+            assert t.dtype == np.float64  # as DALI's
+            np.testing.assert_allclose(t, [times[i] - times[0] for i in idx], atol=1e-9)
             seen.append((path, s))
     assert seen[:len(expected)] == expected
 
@@ -279,3 +283,66 @@ def test_damaged_file_errors_name_file_and_frame(files, tmp_path):
     assert [int(x[0]) for x in as_numpy(labels)] == [0, 0]
     log = pipe.error_log()
     assert len(log) == 1 and "damaged.mp4" in str(log[0]) and f"frame {first}" in str(log[0]), log
+
+
+def list_starts(files, tmp_path, lines, op="readers.video", **kw):
+    """(label, first frame) of every clip a file_list of `lines` ("<file index> <label> [start [end]]")
+    gives, sequence_length 2, step 1."""
+    lst = tmp_path / f"list{abs(hash(tuple(lines)))}.txt"
+    lst.write_text("".join(f"{files[int(l.split()[0])]} {l.split(' ', 1)[1]}\n" for l in lines))
+    pipe = reader_pipe(1, op=op, file_list=str(lst), sequence_length=2, step=1, enable_frame_num="scalar", **kw)
+    return [(int(np.array(lab[0])[0]), int(np.array(f[0])[0]))
+            for _v, lab, f in (pipe.run() for _ in range(pipe.epoch_size("Reader")))]
+
+
+def test_legacy_file_list_ranges(files, refs, tmp_path):
+    """readers.video's file_list ranges, DALI's legacy VideoLoader rules (DALI runs that reader on
+    NVDEC only, so this checks the rule as its code states it): seconds x the frame rate (25 fps),
+    start rounded up and end down (file_list_include_preceding_frame: down and up), frame numbers
+    with file_list_frame_num (negative: from the end; a start alone runs to the end), end exclusive."""
+    assert len(refs[files[0]][0]) == 30
+    assert list_starts(files, tmp_path, ["0 1 0.1 0.5"]) == [(1, s) for s in range(3, 11)]  # [3, 12)
+    assert list_starts(files, tmp_path, ["0 1 0.1 0.5"], file_list_include_preceding_frame=True) == \
+        [(1, s) for s in range(2, 12)]  # [2, 13)
+    assert list_starts(files, tmp_path, ["0 2 5 -20", "0 3 25"], file_list_frame_num=True) == \
+        [(2, s) for s in range(5, 9)] + [(3, s) for s in range(25, 29)]  # [5, 10), [25, 30)
+    # the whole video, and a line whose start equals its end skipped (as DALI does)
+    assert list_starts(files, tmp_path, ["2 4", "0 5 3 3"]) == [(4, s) for s in range(0, 16)]
+    for lines, kw, msg in [(["0 1 12 5"], dict(file_list_frame_num=True), r"start frame .*after the end"),
+                           (["0 1 0 40"], dict(file_list_frame_num=True), r"past the video's 30 frames"),
+                           (["0 1 0.5 2.0"], {}, r"past the video's 30 frames")]:
+        with pytest.raises(Exception, match=msg) as e:
+            list_starts(files, tmp_path, lines, **kw)
+        assert "v0.mp4" in str(e.value) and "line 1" in str(e.value)
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"{files[0]} -1\n")
+    with pytest.raises(Exception, match=r"bad.txt', line 1: expected '<path> <label >= 0>"):
+        reader_pipe(1, file_list=str(bad), sequence_length=2)
+
+
+def test_experimental_file_list_end_past_the_video(files, tmp_path):
+    """file_list_include_end=False keeps an end past the video, which is then an error naming the file
+    (DALI 2.4 fails while decoding such a clip); True (the default) clamps it."""
+    op = "experimental.readers.video"
+    assert list_starts(files, tmp_path, ["0 1 26 40"], op=op, file_list_format="frames") == \
+        [(1, s) for s in range(26, 29)]
+    with pytest.raises(Exception, match=r"v0.mp4.*ends at frame 40, past the video's 30 frames|"
+                                        r"ends at frame 40, past the video's 30 frames.*v0.mp4"):
+        list_starts(files, tmp_path, ["0 1 26 40"], op=op, file_list_format="frames", file_list_include_end=False)
+
+
+@pytest.mark.parametrize("op", ["readers.video", "experimental.readers.video"])
+def test_enable_frame_num_forms(files, op):
+    """DALI 2.4's forms: False/"none" (no output), True/"scalar" (the first frame, shape [1]),
+    "sequence" (every frame's number, -1 for constant padding)."""
+    kw = dict(op=op, filenames=[files[2]], sequence_length=4, stride=3, step=12, pad_mode="constant")
+    assert len(reader_pipe(1, enable_frame_num=False, **kw).run()) == 1
+    assert len(reader_pipe(1, enable_frame_num="none", **kw).run()) == 1
+    for form in (True, "scalar"):
+        _v, f = reader_pipe(1, enable_frame_num=form, **kw).run()
+        assert np.array(f[0]).tolist() == [0] and np.array(f[0]).dtype == np.int32
+    pipe = reader_pipe(1, enable_frame_num="sequence", **kw)
+    got = [np.array(pipe.run()[1][0]).tolist() for _ in range(2)]
+    assert got == [[0, 3, 6, 9], [12, 15, -1, -1]]  # 17 frames: the second clip padded
+    with pytest.raises(Exception, match="enable_frame_num"):
+        reader_pipe(1, enable_frame_num="all", **kw)

@@ -88,6 +88,10 @@ Value CheckArgValue(const ArgSchema& a, const Value& given) {
       v = c.choices[static_cast<size_t>(*i)];
     }
   }
+  // DALI's bool-or-string enums (enable_frame_num: False/"none", True/"scalar", "sequence"): a string
+  // argument whose choices begin "none", "scalar" takes a bool for those two.
+  if (a.type == ArgType::kString && c.choices.size() >= 2 && c.choices[0] == "none" && c.choices[1] == "scalar")
+    if (const auto* b = std::get_if<bool>(&given)) v = c.choices[*b ? 1 : 0];
   v = CoerceValue(v, a.type);
   if (c.empty()) return v;
   std::visit([&](const auto& x) {

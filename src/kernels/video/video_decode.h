@@ -15,9 +15,14 @@
 // (non-reference B-frames) are skipped, not decoded (AVDISCARD_NONREF): the decoded frames are the
 // same, bit for bit.
 //
-// Pixels: frames are converted by libswscale with SWS_BILINEAR and swscale's default colorspace
-// details (BT.601, the stream's range not applied), into a 16-byte aligned buffer -- exactly what
-// PyAV's VideoFrame.to_ndarray("rgb24" / "gray" / "yuv444p") does, hence bit-identical to it.
+// Pixels (VideoConversion): kDali converts RGB and YCbCr as DALI 2.4's CPU video decoder does --
+// planar 8-bit YUV by kernels/video/yuv_to_rgb.h, bit-identical to DALI's bundled libswscale 10;
+// other pixel formats (high bit depth, semi-planar, ...) and YCbCr of full-range sources by the
+// loaded libswscale with DALI's flags (SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND), equal
+// to DALI's where the loaded libswscale computes as its own. kPyav converts by libswscale with
+// SWS_BILINEAR and swscale's default colorspace details (BT.601, the stream's range not applied),
+// into a 16-byte aligned buffer -- exactly what PyAV's VideoFrame.to_ndarray("rgb24" / "gray" /
+// "yuv444p") does, hence bit-identical to it. GRAY (a Sluice extension) is PyAV's in both.
 // Display rotation metadata is not applied (nor is it by PyAV or DALI).
 //
 // Errors (sluice::Error; the caller adds the operator and the source): FFmpeg missing, input FFmpeg
@@ -46,6 +51,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/video/yuv_to_rgb.h"
+
 struct AVFormatContext;
 struct AVIOContext;
 struct AVCodecContext;
@@ -56,6 +63,8 @@ struct SwsContext;
 namespace sluice::kernels {
 
 enum class VideoColor { kRGB, kYCbCr, kGray };
+// Whose conversion to RGB / YCbCr frames get (see "Pixels" above): DALI's (the default) or PyAV's.
+enum class VideoConversion { kDali, kPyav };
 inline int VideoChannels(VideoColor c) { return c == VideoColor::kGray ? 1 : 3; }
 
 // The default limit on one frame's pixels (width x height): 2^26 (8192 x 8192).
@@ -74,17 +83,23 @@ struct VideoIndex {
   double Seconds(int64_t frame) const;
 };
 
-// Converts decoded frames to packed uint8 pixels (libswscale, PyAV's way: see above). One per thread.
+// Converts decoded frames to packed uint8 pixels, DALI's or PyAV's way (see above). One per thread.
 class FrameConverter {
  public:
-  FrameConverter() = default;
+  explicit FrameConverter(VideoConversion conversion = VideoConversion::kDali) : conversion_(conversion) {}
   ~FrameConverter();
   FrameConverter(const FrameConverter&) = delete;
   FrameConverter& operator=(const FrameConverter&) = delete;
   // `f` must be width x height (else an error naming `frame_number`); out: height x width x channels.
   void Convert(const AVFrame* f, int width, int height, int64_t frame_number, VideoColor color, uint8_t* out);
+  void set_conversion(VideoConversion conversion) { conversion_ = conversion; }
 
  private:
+  // Converts by libswscale with `flags` into the aligned scratch buffer, then packs into `out`.
+  void ConvertSws(const AVFrame* f, int w, int h, VideoColor color, int flags, uint8_t* out);
+
+  VideoConversion conversion_;
+  DaliYuvConverter dali_;
   SwsContext* sws_ = nullptr;
   uint8_t* scratch_ = nullptr;  // av_malloc'd, 16-byte aligned rows (PyAV's layout)
   size_t scratch_bytes_ = 0;
@@ -106,6 +121,8 @@ class VideoDecoder {
   const VideoIndex& Index();
   void UseIndex(std::shared_ptr<const VideoIndex> index);
   std::shared_ptr<const VideoIndex> SharedIndex();
+  // The conversion Decode and DecodeNext apply (default kDali).
+  void set_conversion(VideoConversion conversion) { converter_.set_conversion(conversion); }
 
   // Decodes `frames` (ascending, distinct, each < Index().frames) in `color`: frame frames[i]
   // goes to dst(i), height x width x VideoChannels(color) bytes, rows packed.

@@ -15,6 +15,20 @@ VideoPad ParseVideoPad(const std::string& n) {
   return VideoPad::kReflect101;  // "reflect_101", "reflect" (the schema's Enum allows nothing else)
 }
 
+OpSchema& AddVideoConversionArg(OpSchema& s) {
+  return s.Arg("color_conversion", ArgType::kString, std::string("dali"),
+               "How decoded frames become RGB or YCbCr pixels: \"dali\" (DALI 2.4's CPU video decoder's conversion, "
+               "bit-identical to it for planar 8-bit YUV: chroma upsampled bilinearly, BT.601 at the pixel format's "
+               "range) or \"pyav\" (PyAV's VideoFrame.to_ndarray, bit-identical to it: libswscale's default "
+               "conversion, chroma of each 2x2 block shared).")
+      .Enum({"dali", "pyav"});
+}
+
+kernels::VideoConversion ParseVideoConversion(const Operator& op) {
+  return op.Arg<std::string>("color_conversion") == "pyav" ? kernels::VideoConversion::kPyav
+                                                           : kernels::VideoConversion::kDali;
+}
+
 OpSchema& AddVideoClipArgs(OpSchema& s, bool image_type, const std::string& pad_default) {
   s.Arg("pad_mode", ArgType::kString, pad_default,
         "What a clip frame past the video's last frame becomes: \"none\" (dropped: the clip is shorter, readers "
@@ -29,6 +43,7 @@ OpSchema& AddVideoClipArgs(OpSchema& s, bool image_type, const std::string& pad_
            "Largest frame accepted, in pixels (width x height), checked from the stream's header before any frame "
            "is decoded (2^26 by default: 8192 x 8192).")
       .Min(1);
+  AddVideoConversionArg(s);
   if (image_type)
     s.Arg("image_type", ArgType::kString, std::string("RGB"),
           "The frames' color space: RGB (3 channels), YCbCr (3 channels, BT.601 limited range as libswscale "
@@ -67,7 +82,8 @@ std::vector<int64_t> ClipFrames(int64_t start, int64_t length, int64_t stride, i
 }
 
 VideoDecoding::VideoDecoding(const Operator& op, bool replace_on_error, bool image_type)
-    : max_pixels_(op.Arg<int64_t>("max_pixels")), replace_on_error_(replace_on_error) {
+    : conversion_(ParseVideoConversion(op)), max_pixels_(op.Arg<int64_t>("max_pixels")),
+      replace_on_error_(replace_on_error) {
   const std::string type = image_type ? op.Arg<std::string>("image_type") : "RGB";
   if (type == "BGR") op.ThrowArgError("image_type", "BGR is not supported by the CPU video decoder (use RGB)");
   color_ = type == "GRAY" ? kernels::VideoColor::kGray
@@ -151,6 +167,7 @@ void VideoDecoding::DecodeClip(const Sample& s, Plan& p, uint8_t* out) const {
                                  : kernels::VideoDecoder::FromFile(s.path, max_pixels_);
       p.decoder->UseIndex(p.index);
     }
+    p.decoder->set_conversion(conversion_);
     p.decoder->Decode(wanted, color_, [&](size_t i) { return out + first_slot[i] * frame_bytes; });
     p.decoder.reset();  // its buffers go now, not at the next Setup
   }

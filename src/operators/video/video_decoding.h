@@ -19,8 +19,12 @@ namespace sluice {
 enum class VideoPad { kNone, kConstant, kEdge, kReflect1001, kReflect101 };
 VideoPad ParseVideoPad(const std::string& name);  // DALI's names and aliases (repeat, symmetric, reflect)
 
-// Adds pad_mode (default `pad_default`), fill_value, max_pixels (and image_type when `image_type`)
-// to `schema`.
+// Adds color_conversion ("dali" or "pyav": kernels::VideoConversion) to `schema`; reads it.
+OpSchema& AddVideoConversionArg(OpSchema& schema);
+kernels::VideoConversion ParseVideoConversion(const Operator& op);
+
+// Adds pad_mode (default `pad_default`), fill_value, max_pixels, color_conversion (and image_type
+// when `image_type`) to `schema`.
 OpSchema& AddVideoClipArgs(OpSchema& schema, bool image_type, const std::string& pad_default);
 
 // The stream frame each clip frame shows: start + i * stride for i < length, frames at or past
@@ -39,8 +43,10 @@ class VideoDecoding {
   VideoDecoding(const Operator& op, bool replace_on_error, bool image_type);
   // The same settings given directly (an operator without the clip arguments): `fill` holds one
   // value per channel of `color`.
-  VideoDecoding(kernels::VideoColor color, std::vector<uint8_t> fill, int64_t max_pixels, bool replace_on_error)
-      : color_(color), fill_(std::move(fill)), max_pixels_(max_pixels), replace_on_error_(replace_on_error) {}
+  VideoDecoding(kernels::VideoColor color, std::vector<uint8_t> fill, int64_t max_pixels, bool replace_on_error,
+                kernels::VideoConversion conversion = kernels::VideoConversion::kDali)
+      : color_(color), conversion_(conversion), fill_(std::move(fill)), max_pixels_(max_pixels),
+        replace_on_error_(replace_on_error) {}
 
   // One sample: encoded bytes in memory (decoders.video) or a file with its index (readers).
   struct Sample {
@@ -76,6 +82,7 @@ class VideoDecoding {
   void DecodeClip(const Sample& s, Plan& p, uint8_t* out) const;
 
   kernels::VideoColor color_;
+  kernels::VideoConversion conversion_;
   std::vector<uint8_t> fill_;
   int64_t max_pixels_;
   bool replace_on_error_;

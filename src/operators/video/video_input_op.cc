@@ -36,6 +36,7 @@
 #include "operators/operator.h"
 #include "operators/operator_counters.h"
 #include "operators/registry.h"
+#include "operators/video/video_decoding.h"
 
 namespace sluice {
 namespace {
@@ -110,7 +111,7 @@ class VideoInput final : public Operator, public FedInput, public OperatorCounte
     }
     const int threads = ws.pool().num_threads();
     while (converters_.size() < static_cast<size_t>(threads))
-      converters_.push_back(std::make_unique<kernels::FrameConverter>());
+      converters_.push_back(std::make_unique<kernels::FrameConverter>(conversion_));
     const size_t chunk = static_cast<size_t>(4 * threads);
     try {
       if (decoder_->next_frame() != batch_first_)
@@ -191,6 +192,7 @@ class VideoInput final : public Operator, public FedInput, public OperatorCounte
   std::shared_ptr<const kernels::VideoIndex> index_;
   std::unique_ptr<kernels::VideoDecoder> decoder_;  // reads video_->bytes, one pass from first frame to last
   std::vector<std::unique_ptr<kernels::FrameConverter>> converters_;  // one per pool thread
+  kernels::VideoConversion conversion_ = ParseVideoConversion(*this);
   int64_t next_ = 0;         // its first frame not yet planned (Setup)
   int64_t batch_first_ = 0;  // the first frame of the batch Setup planned (Run decodes it)
   int64_t finished_starts_ = 0;  // decoding passes of the videos done
@@ -200,7 +202,7 @@ class VideoInput final : public Operator, public FedInput, public OperatorCounte
 }  // namespace
 
 SLUICE_REGISTER_OPERATORS(RegisterVideoInput) {
-  r.Register(
+  OpSchema schema =
       OpSchema("experimental.inputs.video")
           .Doc("Streams videos fed as encoded bytes (pipeline.feed_input(name, [bytes]); each sample fed is one "
                "video, queued) and returns each as consecutive sequences of sequence_length frames, batch_size of "
@@ -208,7 +210,7 @@ SLUICE_REGISTER_OPERATORS(RegisterVideoInput) {
                "(fewer sequences, the last one shorter, or padded with zero frames with "
                "last_sequence_policy=\"pad\"); the iteration after it takes the next video fed. Running with no video "
                "left is an error (blocking=False) or waits for one (blocking=True). Frames are uint8 RGB \"FHWC\", "
-               "decoded on the CPU with FFmpeg as experimental.decoders.video (DALI runs this operator on the GPU).")
+               "decoded on the CPU with FFmpeg as experimental.decoders.video.")
           .Output("video", "The sequences: frames x height x width x 3, uint8 (\"FHWC\").")
           .Arg("sequence_length", ArgType::kInt, std::nullopt, "Frames per sequence.")
           .Min(1)
@@ -221,8 +223,9 @@ SLUICE_REGISTER_OPERATORS(RegisterVideoInput) {
           .Arg("no_copy", ArgType::kBool, false,
                "Accepted for DALI compatibility; the fed bytes are always copied (the caller may reuse them as soon "
                "as feed_input returns).")
-          .Arg("affine", ArgType::kBool, true, "DALI's GPU decoder thread affinity; no effect on the CPU.")
-          .Factory("cpu", MakeFactory<VideoInput>()));
+          .Arg("affine", ArgType::kBool, true, "DALI's GPU decoder thread affinity; no effect on the CPU.");
+  AddVideoConversionArg(schema);
+  r.Register(schema.Factory("cpu", MakeFactory<VideoInput>()));
 }
 
 }  // namespace sluice

@@ -86,6 +86,19 @@ TEST(SchemaConstraints, DaliIntegerEnumsNameTheirChoice) {
   EXPECT_EQ(def.outputs.size(), 1u);
 }
 
+TEST(SchemaConstraints, DaliBoolOrStringEnumsTakeBools) {
+  // enable_frame_num: False/"none", True/"scalar", "sequence" (DALI 2.4's video readers).
+  for (const char* op : {"readers.video", "experimental.readers.video"}) {
+    OperatorDef def = ValidateOperator(OperatorDef(op).Name("v").Arg("sequence_length", int64_t{2}).Arg("enable_frame_num", true));
+    EXPECT_EQ(std::get<std::string>(def.args.at("enable_frame_num")), "scalar") << op;
+    def = ValidateOperator(OperatorDef(op).Name("v").Arg("sequence_length", int64_t{2}).Arg("enable_frame_num", false));
+    EXPECT_EQ(std::get<std::string>(def.args.at("enable_frame_num")), "none") << op;
+  }
+  // Any other string enum still refuses a bool.
+  EXPECT_THROW(ValidateOperator(OperatorDef("experimental.decoders.video").Name("d").Input("x").Arg("pad_mode", true)),
+               Error);
+}
+
 TEST(SchemaConstraints, EveryDefaultSatisfiesItsOwnConstraint) {
   auto& reg = OperatorRegistry::Get();
   for (const auto& name : reg.Names())
