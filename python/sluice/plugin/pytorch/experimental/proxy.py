@@ -244,7 +244,13 @@ class DALIServer:
             self._cache_outputs[batch_id] = (outputs, err)
         outputs, err = self._cache_outputs.pop(req)
         if err is not None:
-            raise err
+            try:
+                raise err
+            finally:
+                # No frame -> error -> traceback -> frame cycle: a DataLoader iterator in the traceback
+                # left to the cyclic collector shuts its workers down only after a 5 s join timeout each
+                # (its queues' finalizers run first, so the workers never get the stop signal).
+                err = None
         return outputs
 
     def produce_data(self, obj):
@@ -319,6 +325,7 @@ class DALIServer:
             e.add_note(f"(raised by the DALIServer's pipeline for batch {batch_id})")
             result, err = None, e
         self._dali_output_q.put((batch_id, result, err))
+        err = None  # no cycle through this frame (see _get_outputs)
 
     def _thread_fn(self, stop):
         depth = self._prefetch_depth()
