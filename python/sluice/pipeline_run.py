@@ -112,21 +112,37 @@ class PipelineRunMethods:
         n = cpp.prefetch_depth() if self._first_iter else 1
         self._first_iter = False
         for _ in range(n):
-            if self._stop_pending:
+            if not self._schedule_one(cpp):
                 return
-            try:
-                self._prepare_iteration()
-            except StopIteration:
-                self._stop_pending = True
-                return
-            for op_name, state in self._repeat_last.items():
-                if state[0] == 0 and state[1] is not None:  # nothing new fed: the last batch again
-                    cpp.feed_input(op_name, *state[1])
-                    state[0] += 1
-            cpp.schedule_run()
-            self._scheduled += 1
-            for state in self._repeat_last.values():
-                state[0] = max(0, state[0] - 1)
+
+    def _run_once(self):
+        """Schedules exactly one iteration, even the first (DALI's ``Pipeline._run_once``): for callers
+        that feed every iteration's inputs themselves and keep at most ``prefetch_queue_depth``
+        iterations scheduled (sluice.plugin.pytorch.experimental.proxy's server)."""
+        cpp = self._built()
+        if self._last_iter:
+            return
+        self._first_iter = False
+        self._schedule_one(cpp)
+
+    def _schedule_one(self, cpp):
+        """Prepares and schedules one iteration; False when the sources' epoch ended instead."""
+        if self._stop_pending:
+            return False
+        try:
+            self._prepare_iteration()
+        except StopIteration:
+            self._stop_pending = True
+            return False
+        for op_name, state in self._repeat_last.items():
+            if state[0] == 0 and state[1] is not None:  # nothing new fed: the last batch again
+                cpp.feed_input(op_name, *state[1])
+                state[0] += 1
+        cpp.schedule_run()
+        self._scheduled += 1
+        for state in self._repeat_last.values():
+            state[0] = max(0, state[0] - 1)
+        return True
 
     def _take(self, release_previous, cuda_stream=None):
         cpp = self._built()

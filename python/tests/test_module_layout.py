@@ -32,6 +32,7 @@ from sluice import fn, ops, types
     ("sluice.plugin.jax", ["DALIGenericIterator", "LastBatchPolicy", "fn"]),
     ("sluice.plugin.jax.fn", ["jax_function"]),
     ("sluice.plugin.pytorch.fn", ["torch_python_function"]),
+    ("sluice.plugin.pytorch.experimental.proxy", ["DALIServer", "DataLoader"]),
     ("sluice.plugin.numba", ["NumbaFunction", "fn", "experimental"]),
     ("sluice.plugin.numba.fn", ["numba_function", "experimental"]),
     ("sluice.plugin.numba.fn.experimental", ["numba_function"]),

@@ -15,10 +15,10 @@ import numpy as np
 import torch
 import torch.utils.dlpack
 
-from .. import types
-from ..tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
-from .base_iterator import BaseIterator, LastBatchPolicy
-from .torch_function import TorchPythonFunction, torch_python_function
+from ... import types
+from ...tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
+from ..base_iterator import BaseIterator, LastBatchPolicy
+from ..torch_function import TorchPythonFunction, torch_python_function
 
 __all__ = ["DALIGenericIterator", "DALIClassificationIterator", "DALIRaggedIterator", "GenericIterator",
            "ClassificationIterator", "LastBatchPolicy", "shard_info", "to_torch", "to_torch_type", "feed_ndarray",
