@@ -216,6 +216,10 @@ DaliYuvConverter::Filter DaliYuvConverter::Bilinear(int src_w, int dst_w, int lo
     out.c0.push_back(t[a]);
     out.c1.push_back(a + 1 < out_size && p + 1 < src_w ? t[a + 1] : 0);
   }
+  out.sorted = true;
+  for (size_t i = 0; i < out.p0.size(); ++i)
+    out.sorted = out.sorted && out.p0[i] <= out.p1[i] &&
+                 (i == 0 || (out.p0[i - 1] <= out.p0[i] && out.p1[i - 1] <= out.p1[i]));
   return out;
 }
 
@@ -247,7 +251,8 @@ void DaliYuvConverter::Run(const YuvFrame& f, const YuvLayout& l, bool ycbcr, ui
   cb_.resize(static_cast<size_t>(ch) * row);
   cr_.resize(static_cast<size_t>(ch) * row);
   const int cw = -((-w) >> l.log2_chroma_w);
-  wide_.resize(static_cast<size_t>(cw + horizontal_.size));  // slack: a zero tap may index past the line
+  // Slack past the line: a zero tap may index past it, and the vector rows load whole windows.
+  wide_.resize(static_cast<size_t>(cw + horizontal_.size + 64));
   // Horizontal chroma pass (hScale8To15): 8-bit samples x 14-bit taps >> 7, capped at 15 bits.
   const Filter& hf = horizontal_;
   for (int c = 0; c < 2; ++c) {
@@ -260,7 +265,8 @@ void DaliYuvConverter::Run(const YuvFrame& f, const YuvLayout& l, bool ycbcr, ui
         int x = 0;
         if (vector) {  // gathered from the line widened to int32
           video_detail::WidenRow(src, static_cast<size_t>(cw), wide_.data());
-          x = static_cast<int>(video_detail::ChromaRowTwoTap(wide_.data(), p0, p1, c0, c1, row, d));
+          x = static_cast<int>(
+              video_detail::ChromaRowTwoTap(wide_.data(), wide_.size(), p0, p1, c0, c1, hf.sorted, row, d));
         }
         for (; x < w; ++x)
           d[x] = static_cast<int16_t>(std::min((src[p0[x]] * c0[x] + src[p1[x]] * c1[x]) >> 7, (1 << 15) - 1));

@@ -67,6 +67,7 @@ class DaliYuvConverter {
     // non-zero taps (bilinear upsampling's case): out = src[p0] * c0 + src[p1] * c1.
     bool two_tap = false;
     std::vector<int> p0, p1, c0, c1;
+    bool sorted = false;  // p0 and p1 non-decreasing, p0[i] <= p1[i] (the vector rows' shortcut)
   };
   static Filter Bilinear(int chroma_len, int len, int log2_sub, int one);
   void Prepare(const YuvFrame& f, const YuvLayout& layout);

@@ -69,17 +69,26 @@ size_t YuvRowTwoTapImpl(const uint8_t* HWY_RESTRICT luma, const int16_t* HWY_RES
   return x;
 }
 
-size_t ChromaRowTwoTapImpl(const int32_t* HWY_RESTRICT wide, const int* HWY_RESTRICT p0, const int* HWY_RESTRICT p1,
-                           const int* HWY_RESTRICT c0, const int* HWY_RESTRICT c1, size_t n,
-                           int16_t* HWY_RESTRICT out) {
+size_t ChromaRowTwoTapImpl(const int32_t* HWY_RESTRICT wide, size_t wide_len, const int* HWY_RESTRICT p0,
+                           const int* HWY_RESTRICT p1, const int* HWY_RESTRICT c0, const int* HWY_RESTRICT c1,
+                           bool sorted, size_t n, int16_t* HWY_RESTRICT out) {
   const hn::ScalableTag<int32_t> d;
   const hn::Rebind<int16_t, decltype(d)> d16;
   const size_t N = hn::Lanes(d);
   const auto cap = hn::Set(d, (1 << 15) - 1);
   size_t x = 0;
   for (; x + N <= n; x += N) {
-    const auto s0 = hn::GatherIndex(d, wide, hn::LoadU(d, p0 + x));
-    const auto s1 = hn::GatherIndex(d, wide, hn::LoadU(d, p1 + x));
+    const auto i0 = hn::LoadU(d, p0 + x), i1 = hn::LoadU(d, p1 + x);
+    const auto base = static_cast<size_t>(p0[x]);
+    hn::Vec<decltype(d)> s0, s1;
+    if (sorted && static_cast<size_t>(p1[x + N - 1]) - base < N && base + N <= wide_len) {
+      const auto window = hn::LoadU(d, wide + base), vbase = hn::Set(d, static_cast<int32_t>(base));
+      s0 = hn::TableLookupLanes(window, hn::IndicesFromVec(d, hn::Sub(i0, vbase)));
+      s1 = hn::TableLookupLanes(window, hn::IndicesFromVec(d, hn::Sub(i1, vbase)));
+    } else {
+      s0 = hn::GatherIndex(d, wide, i0);
+      s1 = hn::GatherIndex(d, wide, i1);
+    }
     const auto sum = hn::Add(hn::Mul(s0, hn::LoadU(d, c0 + x)), hn::Mul(s1, hn::LoadU(d, c1 + x)));
     hn::StoreU(hn::DemoteTo(d16, hn::Min(hn::ShiftRight<7>(sum), cap)), d16, out + x);
   }
@@ -104,9 +113,9 @@ namespace sluice::kernels::video_detail {
 HWY_EXPORT(YuvRowTwoTapImpl);
 HWY_EXPORT(ChromaRowTwoTapImpl);
 HWY_EXPORT(WidenRowImpl);
-size_t ChromaRowTwoTap(const int32_t* wide, const int* p0, const int* p1, const int* c0, const int* c1, size_t n,
-                       int16_t* out) {
-  return HWY_DYNAMIC_DISPATCH(ChromaRowTwoTapImpl)(wide, p0, p1, c0, c1, n, out);
+size_t ChromaRowTwoTap(const int32_t* wide, size_t wide_len, const int* p0, const int* p1, const int* c0,
+                       const int* c1, bool sorted, size_t n, int16_t* out) {
+  return HWY_DYNAMIC_DISPATCH(ChromaRowTwoTapImpl)(wide, wide_len, p0, p1, c0, c1, sorted, n, out);
 }
 void WidenRow(const uint8_t* src, size_t n, int32_t* wide) { HWY_DYNAMIC_DISPATCH(WidenRowImpl)(src, n, wide); }
 size_t YuvRowTwoTap(const uint8_t* luma, const int16_t* cb0, const int16_t* cb1, const int16_t* cr0,

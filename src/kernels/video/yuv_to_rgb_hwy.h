@@ -25,9 +25,11 @@ size_t YuvRowTwoTap(const uint8_t* luma, const int16_t* cb0, const int16_t* cb1,
 
 // Pixels [0, k) of one horizontally upsampled chroma line, k as above, returned: out[x] =
 // min((wide[p0[x]] * c0[x] + wide[p1[x]] * c1[x]) >> 7, 32767) (hScale8To15 with two 14-bit taps),
-// `wide` the 8-bit chroma line widened to int32 (gathered by index). The caller converts [k, n).
-size_t ChromaRowTwoTap(const int32_t* wide, const int* p0, const int* p1, const int* c0, const int* c1, size_t n,
-                       int16_t* out);
+// `wide` the 8-bit chroma line widened to int32, `wide_len` its readable length. The caller converts
+// [k, n). `sorted`: p0 and p1 are non-decreasing, p0[i] <= p1[i]; then a vector whose taps lie
+// within one vector's width of its first is permuted from one load instead of gathered.
+size_t ChromaRowTwoTap(const int32_t* wide, size_t wide_len, const int* p0, const int* p1, const int* c0,
+                       const int* c1, bool sorted, size_t n, int16_t* out);
 // wide[i] = src[i] for i < n.
 void WidenRow(const uint8_t* src, size_t n, int32_t* wide);
 
