@@ -1,6 +1,6 @@
-// Highway (dynamic dispatch) rows of DaliYuvConverter (see yuv_to_rgb_hwy.h): int32 lanes, four
-// per output byte triple's worth of input, narrowed with saturation only where the value is already
-// known to lie in [0, 255].
+// Highway (dynamic dispatch) rows of DaliYuvConverter (see yuv_to_rgb_hwy.h): one int32 lane per
+// pixel, the 8- and 16-bit inputs widened, the results narrowed with saturation (DemoteTo) only where
+// the scalar code clamps or the value already lies in range.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/video/yuv_to_rgb_hwy.cc"
 #ifndef HWY_DISABLED_TARGETS
