@@ -3,10 +3,13 @@
 // SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND, the call FramesDecoderCpu makes) on these
 // planes: odd sizes (chroma taps that drift along the row), limited and full range, RGB and YCbCr,
 // and the 32-bit wrap-around that makes the blue of a saturated pixel 0. Whole videos are compared
-// with DALI's decoder in python/tests/test_dali_goldens_video.py.
+// with DALI's decoder in python/tests/test_dali_goldens_video.py. The vector rows are checked
+// against the scalar reference on every Highway target.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <hwy/targets.h>
+#include <random>
 #include <vector>
 
 extern "C" {
@@ -72,6 +75,56 @@ TEST(YuvToRgb, MatchesDaliLibswscale) {
   };
   DaliYuvConverter conv;  // one converter through every size: its cached filters follow the frame
   for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(Convert(cases[i], conv), cases[i].expected) << "case " << i;
+}
+
+// The Highway rows (yuv_to_rgb_hwy.cc) against the scalar reference, on every compiled target the
+// machine runs: random planes (padded strides) of every layout, RGB at both ranges and YCbCr, odd
+// sizes (drifting chroma taps, vector tails, one-row and one-column frames), and planes drawn from
+// the extremes too, where the blue sum's 32-bit wrap-around and the clipping are reached.
+TEST(YuvToRgb, VectorRowsMatchScalarReference) {
+  const int formats[] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P,  AV_PIX_FMT_YUV440P,
+                         AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P,
+                         AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P};
+  const int sizes[][2] = {{1, 1}, {2, 3}, {5, 1}, {1, 7}, {7, 5}, {17, 9}, {33, 31}, {67, 18}, {130, 41}};
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  EXPECT_GE(targets.size(), 2u);
+  std::mt19937 rng(7);
+  const uint8_t extremes[] = {0, 1, 16, 127, 128, 235, 240, 254, 255};
+  for (const int fmt : formats) {
+    YuvLayout l;
+    ASSERT_TRUE(YuvLayout::For(fmt, &l));
+    for (const auto& wh : sizes) {
+      const int w = wh[0], h = wh[1];
+      const int cw = -((-w) >> l.log2_chroma_w), ch = -((-h) >> l.log2_chroma_h);
+      for (int fill = 0; fill < 2; ++fill) {
+        const int strides[3] = {w + 3, cw + 5, cw + 1};
+        std::vector<uint8_t> planes[3];
+        YuvFrame f;
+        for (int p = 0; p < 3; ++p) {
+          planes[p].resize(static_cast<size_t>(strides[p]) * static_cast<size_t>(p == 0 ? h : ch));
+          for (auto& b : planes[p]) b = fill == 0 ? static_cast<uint8_t>(rng()) : extremes[rng() % 9];
+          f.plane[p] = planes[p].data();
+          f.stride[p] = strides[p];
+        }
+        f.width = w;
+        f.height = h;
+        for (const bool ycbcr : {false, true}) {
+          if (ycbcr && l.full_range) continue;  // not taken: left to libswscale
+          DaliYuvConverter conv;
+          std::vector<uint8_t> expected(static_cast<size_t>(w) * static_cast<size_t>(h) * 3);
+          conv.ConvertReference(f, l, ycbcr, expected.data());
+          for (const int64_t target : targets) {
+            hwy::SetSupportedTargetsForTest(target);
+            std::vector<uint8_t> out(expected.size(), 77);
+            conv.Convert(f, l, ycbcr, out.data());
+            EXPECT_EQ(out, expected) << "format " << fmt << ", " << w << "x" << h << ", ycbcr " << ycbcr
+                                     << ", fill " << fill << ", " << hwy::TargetName(target);
+          }
+          hwy::SetSupportedTargetsForTest(0);
+        }
+      }
+    }
+  }
 }
 
 TEST(YuvToRgb, TakesPlanarEightBitFormatsOnly) {

@@ -8,6 +8,8 @@ extern "C" {
 #include <libavutil/pixfmt.h>
 }
 
+#include "kernels/video/yuv_to_rgb_hwy.h"
+
 namespace sluice::kernels {
 
 namespace {
@@ -214,6 +216,10 @@ DaliYuvConverter::Filter DaliYuvConverter::Bilinear(int src_w, int dst_w, int lo
     out.c0.push_back(t[a]);
     out.c1.push_back(a + 1 < out_size && p + 1 < src_w ? t[a + 1] : 0);
   }
+  out.sorted = true;
+  for (size_t i = 0; i < out.p0.size(); ++i)
+    out.sorted = out.sorted && out.p0[i] <= out.p1[i] &&
+                 (i == 0 || (out.p0[i - 1] <= out.p0[i] && out.p1[i - 1] <= out.p1[i]));
   return out;
 }
 
@@ -230,12 +236,23 @@ void DaliYuvConverter::Prepare(const YuvFrame& f, const YuvLayout& l) {
 }
 
 void DaliYuvConverter::Convert(const YuvFrame& f, const YuvLayout& l, bool ycbcr, uint8_t* out) {
+  Run(f, l, ycbcr, out, true);
+}
+
+void DaliYuvConverter::ConvertReference(const YuvFrame& f, const YuvLayout& l, bool ycbcr, uint8_t* out) {
+  Run(f, l, ycbcr, out, false);
+}
+
+void DaliYuvConverter::Run(const YuvFrame& f, const YuvLayout& l, bool ycbcr, uint8_t* out, bool vector) {
   Prepare(f, l);
   const int w = f.width, h = f.height;
   const int ch = -((-h) >> l.log2_chroma_h);
   const size_t row = static_cast<size_t>(w);
   cb_.resize(static_cast<size_t>(ch) * row);
   cr_.resize(static_cast<size_t>(ch) * row);
+  const int cw = -((-w) >> l.log2_chroma_w);
+  // Slack past the line: a zero tap may index past it, and the vector rows load whole windows.
+  wide_.resize(static_cast<size_t>(cw + horizontal_.size + 64));
   // Horizontal chroma pass (hScale8To15): 8-bit samples x 14-bit taps >> 7, capped at 15 bits.
   const Filter& hf = horizontal_;
   for (int c = 0; c < 2; ++c) {
@@ -245,7 +262,13 @@ void DaliYuvConverter::Convert(const YuvFrame& f, const YuvLayout& l, bool ycbcr
       int16_t* d = dst + static_cast<size_t>(y) * row;
       if (hf.two_tap) {
         const int *p0 = hf.p0.data(), *p1 = hf.p1.data(), *c0 = hf.c0.data(), *c1 = hf.c1.data();
-        for (int x = 0; x < w; ++x)
+        int x = 0;
+        if (vector) {  // gathered from the line widened to int32
+          video_detail::WidenRow(src, static_cast<size_t>(cw), wide_.data());
+          x = static_cast<int>(
+              video_detail::ChromaRowTwoTap(wide_.data(), wide_.size(), p0, p1, c0, c1, hf.sorted, row, d));
+        }
+        for (; x < w; ++x)
           d[x] = static_cast<int16_t>(std::min((src[p0[x]] * c0[x] + src[p1[x]] * c1[x]) >> 7, (1 << 15) - 1));
         continue;
       }
@@ -261,6 +284,7 @@ void DaliYuvConverter::Convert(const YuvFrame& f, const YuvLayout& l, bool ycbcr
   // Vertical chroma pass fused with the output (yuv2rgb_full_X / yuv2planeX_8): luma is unscaled.
   const Filter& vf = vertical_;
   const RgbCoeffs& k = l.full_range ? kFull : kLimited;
+  const video_detail::YuvRowCoeffs vk{k.y, k.y_offset, k.v2r, k.v2g, k.u2g, k.u2b};
   for (int y = 0; y < h; ++y) {
     const uint8_t* luma = f.plane[0] + static_cast<std::ptrdiff_t>(y) * f.stride[0];
     uint8_t* o = out + static_cast<size_t>(y) * row * 3;
@@ -281,7 +305,10 @@ void DaliYuvConverter::Convert(const YuvFrame& f, const YuvLayout& l, bool ycbcr
     const int16_t* cb = cb_.data() + static_cast<size_t>(vf.pos[static_cast<size_t>(y)]) * row;
     const int16_t* cr = cr_.data() + static_cast<size_t>(vf.pos[static_cast<size_t>(y)]) * row;
     const int taps = vf.count[static_cast<size_t>(y)];
-    for (int x = 0; x < w; ++x) {
+    int x = 0;  // the vector rows take the two-tap form; the scalar loop below is the reference
+    if (vector && vf.two_tap)
+      x = static_cast<int>(video_detail::YuvRowTwoTap(luma, cb0, cb1, cr0, cr1, t0, t1, row, vk, ycbcr, o));
+    for (; x < w; ++x) {
       int u = 0, v = 0;
       if (vf.two_tap) {
         u = cb0[x] * t0 + cb1[x] * t1;

@@ -49,7 +49,10 @@ class DaliYuvConverter {
  public:
   // Converts `f` to height x width x 3 bytes at `out`, rows packed: RGB, or (ycbcr) Y, Cb, Cr.
   // ycbcr requires !layout.full_range.
+  // The rows of the common two-tap vertical filter run in Highway vectors (yuv_to_rgb_hwy.h).
   void Convert(const YuvFrame& f, const YuvLayout& layout, bool ycbcr, uint8_t* out);
+  // The same conversion in scalar code only: the reference the vector rows are tested against.
+  void ConvertReference(const YuvFrame& f, const YuvLayout& layout, bool ycbcr, uint8_t* out);
 
  private:
   // One direction's chroma filter (libswscale's initFilter for SWS_BILINEAR): output position i
@@ -64,14 +67,17 @@ class DaliYuvConverter {
     // non-zero taps (bilinear upsampling's case): out = src[p0] * c0 + src[p1] * c1.
     bool two_tap = false;
     std::vector<int> p0, p1, c0, c1;
+    bool sorted = false;  // p0 and p1 non-decreasing, p0[i] <= p1[i] (the vector rows' shortcut)
   };
   static Filter Bilinear(int chroma_len, int len, int log2_sub, int one);
   void Prepare(const YuvFrame& f, const YuvLayout& layout);
+  void Run(const YuvFrame& f, const YuvLayout& layout, bool ycbcr, uint8_t* out, bool vector);
 
   int width_ = -1, height_ = -1;
   YuvLayout layout_{-1, -1, false};  // the filters' layout (full_range not used)
   Filter horizontal_, vertical_;
   std::vector<int16_t> cb_, cr_;  // the chroma lines at full width, 15-bit (chroma height x width)
+  std::vector<int32_t> wide_;     // one source chroma line widened, for the vector gathers
 };
 
 }  // namespace sluice::kernels
