@@ -200,6 +200,22 @@ TEST(Cast, SaturationAndRounding) {
   EXPECT_EQ(hu[1], 255);
 }
 
+// The vectorized float -> uint8 path (cast_hwy.cc) gives CastValue's bytes: ties, saturation, NaN,
+// infinities, every fraction step near the edges, and lengths that leave tails of every size.
+TEST(Cast, FloatToU8VectorPathEqualsScalarRule) {
+  std::vector<float> f;
+  for (int k = -2048; k <= 2048 * 130; ++k) f.push_back(k / 1024.0f);  // -2 .. 260 in 1/1024 steps
+  const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 1e30f, -1e30f, 254.49998f, 254.5f, 0.49999997f,
+                           -0.5f, 255.49998f, 255.5f, 3e9f, -3e9f, 1e-45f};
+  for (float v : special) f.push_back(v);
+  for (size_t n : {f.size(), size_t(1), size_t(7), size_t(31), size_t(33), size_t(100)}) {
+    std::vector<uint8_t> out(n, 77);
+    const size_t off = f.size() - n;  // the tail holds the special values
+    Cast(f.data() + off, DType::kFloat32, out.data(), DType::kUInt8, n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], CastValue<uint8_t>(f[off + i])) << f[off + i] << " n=" << n;
+  }
+}
+
 TEST(Cast, AllPairsCompileAndRoundTripSmallValues) {
   const DType all[] = {DType::kUInt8, DType::kInt8, DType::kUInt16, DType::kInt16, DType::kInt32,
                        DType::kInt64, DType::kFloat16, DType::kFloat32, DType::kFloat64, DType::kBool};

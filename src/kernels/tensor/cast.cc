@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "kernels/tensor/cast_hwy.h"
 #include "sluice/error.h"
 
 namespace sluice::kernels {
@@ -9,6 +10,10 @@ namespace sluice::kernels {
 void Cast(const void* in, DType in_type, void* out, DType out_type, size_t n) {
   if (in_type == out_type) {
     if (in != out) std::memmove(out, in, n * SizeOf(in_type));
+    return;
+  }
+  if (in_type == DType::kFloat32 && out_type == DType::kUInt8) {  // the common float -> image cast
+    cast_detail::FloatToU8(static_cast<const float*>(in), static_cast<uint8_t*>(out), n);
     return;
   }
   VisitDType(in_type, [&](auto in_tag) {
