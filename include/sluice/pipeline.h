@@ -259,7 +259,9 @@ OperatorInfo GetOperatorInfo(const std::string& name);  // throws for unknown na
 // argument names, types, ranges, enumerations, layouts, argument inputs, input count) and returns
 // it normalised: arguments coerced to the schema's types, `name` set ("<op>" when empty) and
 // `outputs` filled with one edge name per output. Throws sluice::Error naming the operator and the
-// argument. Bindings call it where the user writes the call, so errors point there.
+// argument. Bindings call it where the user writes the call, so errors point there. A device the
+// operator has no backend for, where it has a CPU one, is not an error here: Pipeline::Build names
+// every such operator of the pipeline in one error, with its CPU alternative.
 OperatorDef ValidateOperator(OperatorDef def);
 
 class Pipeline {

@@ -37,7 +37,7 @@ OperatorDef ValidateOperator(OperatorDef def) {
   spec.arg_inputs = std::move(def.arg_inputs);
   spec.args = std::move(def.args);
   spec.outputs = std::move(def.outputs);
-  spec = ValidateSpec(std::move(spec));
+  spec = ValidateSpec(std::move(spec), MissingBackend::kDeferToBuild);  // the pipeline's Build names them all
   OperatorDef out(spec.op, spec.device);
   out.name = std::move(spec.name);
   out.inputs = std::move(spec.inputs);

@@ -79,7 +79,7 @@ std::vector<std::string> Pipeline::AddOperator(OperatorDef def) {
   spec.args = std::move(def.args);
   spec.outputs = std::move(def.outputs);
   spec.name = def.name.empty() ? spec.op + "#" + std::to_string(impl_->name_counts[spec.op]++) : def.name;
-  spec = ValidateSpec(std::move(spec));
+  spec = ValidateSpec(std::move(spec), MissingBackend::kDeferToBuild);  // Build names every missing backend
   impl_->specs.push_back(spec);
   return spec.outputs;
 }
@@ -107,6 +107,7 @@ void Pipeline::Build() {
     }
     cfg.seed = restored->seed;
   }
+  if (auto missing = MissingBackendsError(impl_->specs)) throw *missing;
   for (const auto& s : impl_->specs) {
     if (s.device != "cpu" && o.device_id < 0) {
       Error::Context c;

@@ -28,7 +28,33 @@ Error SpecError(const OpSpec& spec, const std::string& arg, const std::string& m
 
 }  // namespace
 
-OpSpec ValidateSpec(OpSpec spec) {
+bool LacksBackend(const OpSpec& spec) {
+  return !OperatorRegistry::Get().GetSchema(spec.op).SupportsDevice(spec.device);
+}
+
+std::optional<Error> MissingBackendsError(const std::vector<OpSpec>& specs) {
+  std::string list;
+  int count = 0;
+  for (const OpSpec& s : specs) {
+    if (!LacksBackend(s)) continue;
+    ++count;
+    list += (list.empty() ? "" : "; ") + ("'" + s.name + "' (" + s.op + ", device='" + s.device + "')") +
+            " -> CPU alternative: " + s.op + " with device='cpu'";
+  }
+  if (count == 0) return std::nullopt;
+  std::string msg = std::to_string(count) + (count == 1 ? " operator has" : " operators have") +
+                    " no backend for the device asked: " + list +
+                    ". Run them on the CPU, before the GPU stage (docs/dali-compatibility.md lists Sluice's GPU "
+                    "operators)";
+#ifndef SLUICE_WITH_CUDA
+  msg += "; this build of Sluice has no CUDA backend";
+#endif
+  Error::Context c;
+  c.argument = "device";
+  return Error(msg, c);
+}
+
+OpSpec ValidateSpec(OpSpec spec, MissingBackend missing) {
   const OpSchema& schema = OperatorRegistry::Get().GetSchema(spec.op);
   // DALI passes the instance name as an argument ("name"); accept it as such.
   if (auto it = spec.args.find("name"); it != spec.args.end()) {
@@ -40,6 +66,15 @@ OpSpec ValidateSpec(OpSpec spec) {
     }
   }
   StageOf(spec.device);
+  if (!schema.SupportsDevice(spec.device) && missing == MissingBackend::kDeferToBuild && spec.device != "cpu" &&
+      schema.SupportsDevice("cpu")) {
+    // Every other check as the CPU operator; Build reports the device (MissingBackendsError).
+    const std::string device = spec.device;
+    spec.device = "cpu";
+    spec = ValidateSpec(std::move(spec), MissingBackend::kThrow);
+    spec.device = device;
+    return spec;
+  }
   if (!schema.SupportsDevice(spec.device)) {
     std::string list;
     for (const auto& b : schema.backends()) list += (list.empty() ? "'" : ", '") + b + "'";

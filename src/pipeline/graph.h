@@ -1,8 +1,11 @@
 // The operator graph: validation of specs against schemas, edges, cycles, pruning, execution order.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <sluice/error.h>
 
 #include "operators/op_spec.h"
 #include "operators/schema.h"
@@ -16,7 +19,19 @@ Stage StageOf(const std::string& device);
 // schema types, outputs named. Throws sluice::Error for an unknown operator or argument (with a
 // suggestion), a wrong argument type, a per-sample input for a constant-only argument, exclusive
 // arguments given together, an unsupported device, or a wrong number of inputs.
-OpSpec ValidateSpec(OpSpec spec);
+// An operator without a backend for the spec's device:
+//   kThrow        throws at once, listing the backends it has;
+//   kDeferToBuild where the operator has a CPU backend, validates the spec as that CPU operator
+//                 and returns it with its device kept: the pipeline then fails at Build, naming
+//                 every such operator at once (MissingBackendsError), so that a DALI GPU pipeline
+//                 ported to Sluice shows all it must move to the CPU in one error, not one per run.
+enum class MissingBackend { kThrow, kDeferToBuild };
+OpSpec ValidateSpec(OpSpec spec, MissingBackend missing = MissingBackend::kThrow);
+// True if the spec's operator has no backend for the spec's device.
+bool LacksBackend(const OpSpec& spec);
+// One error naming every spec of `specs` that LacksBackend (instance, operator, device) and its CPU
+// alternative; nullopt when there is none.
+std::optional<Error> MissingBackendsError(const std::vector<OpSpec>& specs);
 
 struct EdgeRef {
   int node = -1;    // producing node index in Graph::nodes()

@@ -311,5 +311,33 @@ TEST(GpuOps, ResizeFloatMatchesCpu) {
   }
 }
 
+// The colour operators' GPU backends (kernels/color/color.cu): bit for bit the CPU operators, as
+// the HostGrid.* tests check the same bodies on the host.
+TEST(GpuOps, ColorOpsMatchCpu) {
+  SLUICE_REQUIRE_GPU();
+  const auto imgs = TestImages();
+  ExpectBitExact(RunBoth("brightness_contrast", Args{{"brightness", 1.3}, {"contrast", 0.7}}, AsSamples(imgs)),
+                 "brightness_contrast");
+  ExpectBitExact(RunBoth("brightness", Args{{"brightness", 1.7}, {"dtype", std::string("float32")}}, AsSamples(imgs)),
+                 "brightness u8->f32");
+  ExpectBitExact(RunBoth("contrast", Args{{"contrast", 2.5}, {"dtype", std::string("int16")}}, AsSamples(imgs)),
+                 "contrast u8->i16");
+  ExpectBitExact(RunBoth("color_twist", Args{{"hue", 33.0}, {"saturation", 1.4}, {"contrast", 0.8}}, AsSamples(imgs)),
+                 "color_twist");
+  ExpectBitExact(RunBoth("hsv", Args{{"hue", -120.0}, {"value", 1.3}, {"dtype", std::string("float16")}},
+                         AsSamples(imgs)),
+                 "hsv u8->f16");
+  ExpectBitExact(RunBoth("hue", Args{{"hue", 200.0}}, AsSamples(imgs)), "hue");
+  ExpectBitExact(RunBoth("saturation", Args{{"saturation", 0.2}}, AsSamples(imgs)), "saturation");
+  for (const char* to : {"BGR", "YCbCr", "GRAY"})
+    ExpectBitExact(RunBoth("color_space_conversion", Args{{"image_type", std::string("RGB")}, {"output_type", std::string(to)}},
+                           AsSamples(imgs)),
+                   std::string("color_space_conversion RGB->") + to);
+  ExpectBitExact(RunBoth("lookup_table", Args{{"keys", std::vector<int64_t>{0, 10, 200}},
+                                              {"values", std::vector<double>{1.5, -2, 300}},
+                                              {"default_value", 0.25}}, AsSamples(imgs)),
+                 "lookup_table");
+}
+
 }  // namespace
 }  // namespace sluice::gputest

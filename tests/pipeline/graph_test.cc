@@ -137,8 +137,33 @@ TEST(Graph, CpuOperatorCannotTakeGpuData) {
 
 TEST(Graph, DeviceWithoutBackendIsAClearError) {
   Pipeline p(Opts());
-  ExpectError([&] { p.AddOperator(OperatorDef("copy", "gpu").Input("x")); }, {"has no 'gpu' backend"});
   ExpectError([&] { p.AddOperator(OperatorDef("copy", "tpu").Input("x")); }, {"unknown device 'tpu'"});
+  // ValidateSpec's strict mode (the graph passes' own checks) throws at once.
+  OpSpec spec;
+  spec.op = "rotate";
+  spec.name = "rotate#0";
+  spec.device = "gpu";
+  spec.inputs = {"x"};
+  spec.args["angle"] = 10.0;
+  ExpectError([&] { ValidateSpec(spec); }, {"has no 'gpu' backend"});
+  EXPECT_TRUE(LacksBackend(ValidateSpec(spec, MissingBackend::kDeferToBuild)));
+}
+
+// Operators without a GPU backend but with a CPU one: the calls pass (every other check as the CPU
+// operator), and Build names each of them at once, with its CPU alternative.
+TEST(Graph, MissingGpuBackendsAreAllNamedAtBuild) {
+  Pipeline p(Opts());
+  const auto src = p.AddOperator(OperatorDef("external_source").Name("src"))[0];
+  const auto a = p.AddOperator(OperatorDef("rotate", "gpu").Input(src).Arg("angle", 10.0))[0];
+  const auto b = p.AddOperator(OperatorDef("warp_affine", "gpu").Name("warp").Input(a).Arg(
+      "matrix", std::vector<double>{1, 0, 0, 0, 1, 0}))[0];
+  // The other checks still run at the call.
+  ExpectError([&] { p.AddOperator(OperatorDef("rotate", "gpu").Input(src).Arg("angel", 10.0)); },
+              {"unknown argument 'angel'", "did you mean 'angle'"});
+  p.SetOutputs({b});
+  ExpectError([&] { p.Build(); }, {"2 operators have no backend for the device asked", "'rotate#0' (rotate, device='gpu')",
+                                   "CPU alternative: rotate with device='cpu'", "'warp' (warp_affine, device='gpu')",
+                                   "CPU alternative: warp_affine with device='cpu'"});
 }
 
 TEST(Graph, UnusedBranchesArePrunedUnlessPreserved) {

@@ -25,6 +25,10 @@ class LookupTable {
   void Apply(const void* in, DType in_type, void* out, size_t n) const;
   DType out_type() const { return out_type_; }
   size_t size() const { return size_; }
+  // The table in the output type: size() + 1 entries, the last the default (what the GPU kernel
+  // uploads, lookup_table_cuda.h).
+  const uint8_t* table_data() const { return table_.data(); }
+  size_t table_bytes() const { return table_.size(); }
 
   static bool SupportsInput(DType t);
   static bool SupportsOutput(DType t);

@@ -26,7 +26,7 @@ inline To ConvertSaturate(From v) {
 }
 
 // DALI's `cast` of one value: as ConvertSaturate, but ties away from zero (Cast's rule, and the GPU
-// cast's, cuda_common.cuh's CastSat).
+// cast's, grid/host_device.h's CastSat).
 template <typename To, typename From>
 inline To CastValue(From v) {
   if constexpr (std::is_same_v<From, float16>) return CastValue<To>(static_cast<float>(v));

@@ -1,6 +1,7 @@
 // The saturating conversion of one arithmetic value, written once for the host and the device:
-// cast.h's ConvertSaturate (host, with sluice::float16) and cuda_common.cuh's ConvertSat (device,
-// with its Half) both come down to SaturateArithmetic, so the CPU and GPU `cast` cannot drift.
+// cast.h's ConvertSaturate (host, with sluice::float16) and grid/host_device.h's ConvertSat (kernel
+// bodies, host and device, with its Half) both come down to SaturateArithmetic, so the CPU and GPU
+// `cast` cannot drift.
 //   - integer targets saturate; from floating point they round to nearest, ties to even (the
 //     kernels' rule), or ties away from zero with Rounding::kTiesAway (DALI's CPU `cast`, checked
 //     against DALI 2.4: 0.5 -> 1, 2.5 -> 3, -2.5 -> -3); NaN -> 0;

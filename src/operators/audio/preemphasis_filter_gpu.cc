@@ -2,7 +2,7 @@
 // descriptor per sample, one batched launch (kernels/audio/preemphasis_cuda.h).
 #ifdef SLUICE_WITH_CUDA
 #include "kernels/audio/preemphasis_cuda.h"
-#include "operators/audio/preemphasis_filter_plan.h"
+#include "operators/audio/preemphasis_filter_gpu_descs.h"
 #include "operators/gpu/gpu_operator.h"
 
 namespace sluice::gpu {
@@ -21,15 +21,7 @@ class PreemphasisFilterGpu : public GpuOperator {
   void Run(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
-    descs_.assign(static_cast<size_t>(in.num_samples()), PreemphasisDesc{});
-    for (int i = 0; i < in.num_samples(); ++i) {
-      PreemphasisDesc& d = descs_[static_cast<size_t>(i)];
-      d.in = in.raw_sample(i);
-      d.out = out.raw_mutable_sample(i);
-      d.n = d.out ? in.shape(i).num_elements() : 0;
-      d.border_index = kernels::PreemphasisBorderIndex(args_.border, d.n);
-      d.coeff = plan_.coeff[static_cast<size_t>(i)];
-    }
+    MakePreemphasisDescs(args_, plan_, in, out, descs_);
     kernels::cuda::LaunchPreemphasis(UploadDescs(descs_, ws), in.num_samples(), MaxElements(in), in.dtype(),
                                      args_.out_type, Stream(ws));
   }

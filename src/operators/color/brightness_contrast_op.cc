@@ -3,10 +3,10 @@
 //   out = brightness_shift * output_range + brightness * (contrast_center + contrast * (in - contrast_center))
 // output_range: the output type's maximum for integers, 1 for floats; contrast_center, when not
 // given: half of the input type's positive range (128 for uint8, 0.5 for float). Every argument
-// may be given per sample. Element-wise, so any number of channels.
-#include <cmath>
-
+// may be given per sample. Element-wise, so any number of channels. The plan (color_adjust_plan.h)
+// is shared with the GPU operator (color_adjust_gpu.cc).
 #include "kernels/color/color_adjust.h"
+#include "operators/color/color_adjust_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -20,38 +20,18 @@ class BrightnessContrastOp : public Operator {
   explicit BrightnessContrastOp(const OpSpec& spec) : Operator(spec) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    const TensorList& in = ws.Input(0);
-    in_type_ = in.dtype();
-    if (!kernels::ColorKernelSupports(in_type_) || in_type_ == DType::kFloat16)
-      throw Error("input type " + std::string(ToString(in_type_)) + " is not supported (uint8, int16, int32 or float32)");
-    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in_type_;
-    const int n = ws.batch_size();
-    auto arg = [&](const char* name, float neutral) {
-      return schema_->FindArg(name) ? PerSampleArg<float>(ws, name) : std::vector<float>(static_cast<size_t>(n), neutral);
-    };
-    const auto brightness = arg("brightness", 1.0f), shift = arg("brightness_shift", 0.0f), contrast = arg("contrast", 1.0f);
-    const bool has_center = schema_->FindArg("contrast_center") && HasArg("contrast_center");
-    const std::vector<float> center = has_center ? PerSampleArg<float>(ws, "contrast_center")
-                                                 : std::vector<float>(static_cast<size_t>(n), static_cast<float>(kernels::ColorHalfRange(in_type_)));
-    coeffs_.resize(static_cast<size_t>(n));
-    for (size_t i = 0; i < coeffs_.size(); ++i) {
-      for (auto [name, v] : {std::pair{"brightness", brightness[i]}, std::pair{"brightness_shift", shift[i]},
-                             std::pair{"contrast", contrast[i]}, std::pair{"contrast_center", center[i]}})
-        if (!std::isfinite(v)) ThrowPerSample(name, static_cast<int>(i), "expected a finite number, got " + std::to_string(v));
-      coeffs_[i] = kernels::BrightnessContrastCoeffs(brightness[i], shift[i], contrast[i], center[i], out_type_);
-    }
-    return {OutputDesc{in.shapes(), out_type_, InputLayout(ws, 0), in.is_contiguous()}};
+    PlanBrightnessContrast(*this, ws, plan_);
+    return {plan_.output};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
-    kernels::ColorAffine(in.raw_sample(i), in_type_, ws.Output(0).raw_mutable_sample(i), out_type_,
-                         static_cast<size_t>(in.shape(i).num_elements()), coeffs_[static_cast<size_t>(i)]);
+    kernels::ColorAffine(in.raw_sample(i), plan_.in_type, ws.Output(0).raw_mutable_sample(i), plan_.out_type,
+                         static_cast<size_t>(in.shape(i).num_elements()), plan_.coeffs[static_cast<size_t>(i)]);
   }
 
  private:
-  DType in_type_ = DType::kUInt8, out_type_ = DType::kUInt8;
-  std::vector<kernels::AffineCoeffs> coeffs_;
+  ColorAffinePlan plan_;
 };
 
 OpSchema& AddBrightness(OpSchema& s) {

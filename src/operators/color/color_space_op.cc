@@ -1,8 +1,9 @@
 // color_space_conversion: DALI's conversions between RGB, BGR, YCbCr (ITU-R BT.601, studio range)
 // and GRAY of channel-last images (kernels/color/color_space.h has the formulas). uint8 or float32
 // (normalized 0..1) data; the output has the input's type and layout, with the output colour
-// space's number of channels.
-#include "kernels/color/color_space.h"
+// space's number of channels. The plan (color_space_plan.h) is shared with the GPU operator
+// (color_space_gpu.cc).
+#include "operators/color/color_space_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -14,41 +15,19 @@ const std::vector<std::string> kSpaces = {"RGB", "BGR", "GRAY", "YCbCr"};
 
 class ColorSpaceConversionOp : public Operator {
  public:
-  explicit ColorSpaceConversionOp(const OpSpec& spec)
-      : Operator(spec),
-        from_(*kernels::ParseColorSpace(Arg<std::string>("image_type"))),
-        to_(*kernels::ParseColorSpace(Arg<std::string>("output_type"))) {}
+  explicit ColorSpaceConversionOp(const OpSpec& spec) : Operator(spec), cs_(*this) {}
 
-  std::vector<OutputDesc> Setup(Workspace& ws) override {
-    const TensorList& in = ws.Input(0);
-    type_ = in.dtype();
-    if (!kernels::ColorSpaceKernelSupports(type_))
-      throw Error("input type " + std::string(ToString(type_)) + " is not supported (uint8 or float32)");
-    const int cin = kernels::ColorSpaceChannels(from_), cout = kernels::ColorSpaceChannels(to_);
-    std::vector<TensorShape> shapes;
-    for (int i = 0; i < in.num_samples(); ++i) {
-      const TensorShape& s = in.shape(i);
-      if (s[s.ndim() - 1] != cin)
-        ThrowArgError("image_type", "is " + std::string(kernels::ColorSpaceName(from_)) + " (" + std::to_string(cin) +
-                                        " channel" + (cin == 1 ? "" : "s") + "), but sample " + std::to_string(i) +
-                                        " has shape " + s.ToString());
-      auto dims = s.dims();
-      std::vector<int64_t> out_dims(dims.begin(), dims.end());
-      out_dims.back() = cout;
-      shapes.emplace_back(out_dims);
-    }
-    return {OutputDesc{shapes, type_, InputLayout(ws, 0), in.is_contiguous()}};
-  }
+  std::vector<OutputDesc> Setup(Workspace& ws) override { return {PlanColorSpace(*this, cs_, ws)}; }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
-    const auto pixels = static_cast<size_t>(in.shape(i).num_elements() / kernels::ColorSpaceChannels(from_));
-    kernels::ConvertColorSpace(in.raw_sample(i), from_, ws.Output(0).raw_mutable_sample(i), to_, type_, pixels);
+    const auto pixels = static_cast<size_t>(in.shape(i).num_elements() / kernels::ColorSpaceChannels(cs_.from));
+    kernels::ConvertColorSpace(in.raw_sample(i), cs_.from, ws.Output(0).raw_mutable_sample(i), cs_.to, in.dtype(),
+                               pixels);
   }
 
  private:
-  kernels::ColorSpace from_, to_;
-  DType type_ = DType::kUInt8;
+  const ColorSpaces cs_;
 };
 
 }  // namespace

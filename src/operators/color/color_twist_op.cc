@@ -3,10 +3,10 @@
 //   brightness * contrast * inverse(Rgb2Yiq) * Hue(hue) * Sat(saturation) * value * Rgb2Yiq
 // and offset by (half_range - half_range * contrast) * brightness, where half_range is 0.5 for
 // float inputs and 128 for integer ones (kernels/color/color_adjust.h has the matrices). RGB HWC
-// images of 3 channels; every argument may be given per sample.
-#include <cmath>
-
+// images of 3 channels; every argument may be given per sample. The plan (color_adjust_plan.h) is
+// shared with the GPU operator (color_adjust_gpu.cc).
 #include "kernels/color/color_adjust.h"
+#include "operators/color/color_adjust_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -20,44 +20,18 @@ class ColorTwistOp : public Operator {
   explicit ColorTwistOp(const OpSpec& spec) : Operator(spec) {}
 
   std::vector<OutputDesc> Setup(Workspace& ws) override {
-    const TensorList& in = ws.Input(0);
-    for (int i = 0; i < in.num_samples(); ++i) {
-      const TensorShape& s = in.shape(i);
-      if (s[s.ndim() - 1] != 3)
-        throw Error("expected HWC images or DHWC volumes with 3 (RGB) channels, sample " + std::to_string(i) +
-                    " has shape " + s.ToString());
-    }
-    in_type_ = in.dtype();
-    if (!kernels::ColorKernelSupports(in_type_))
-      throw Error("input type " + std::string(ToString(in_type_)) +
-                  " is not supported (uint8, int16, int32, float16 or float32)");
-    out_type_ = HasArg("dtype") ? Arg<DType>("dtype") : in_type_;
-    const int n = ws.batch_size();
-    auto arg = [&](const char* name, float neutral) {
-      std::vector<float> v = schema_->FindArg(name) ? PerSampleArg<float>(ws, name)
-                                                    : std::vector<float>(static_cast<size_t>(n), neutral);
-      for (size_t i = 0; i < v.size(); ++i)
-        if (!std::isfinite(v[i])) ThrowPerSample(name, static_cast<int>(i), "expected a finite number, got " + std::to_string(v[i]));
-      return v;
-    };
-    const auto hue = arg("hue", 0), sat = arg("saturation", 1), value = arg("value", 1);
-    const auto brightness = arg("brightness", 1), contrast = arg("contrast", 1);
-    const double half_range = IsFloating(in_type_) ? 0.5 : 128.0;
-    transforms_.resize(static_cast<size_t>(n));
-    for (size_t i = 0; i < transforms_.size(); ++i)
-      transforms_[i] = kernels::ColorTwistTransform(hue[i], sat[i], value[i], brightness[i], contrast[i], half_range);
-    return {OutputDesc{in.shapes(), out_type_, InputLayout(ws, 0), in.is_contiguous()}};
+    PlanColorTwist(*this, ws, plan_);
+    return {plan_.output};
   }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);
-    kernels::ColorMatrix3(in.raw_sample(i), in_type_, ws.Output(0).raw_mutable_sample(i), out_type_,
-                          static_cast<size_t>(in.shape(i).num_elements() / 3), transforms_[static_cast<size_t>(i)]);
+    kernels::ColorMatrix3(in.raw_sample(i), plan_.in_type, ws.Output(0).raw_mutable_sample(i), plan_.out_type,
+                          static_cast<size_t>(in.shape(i).num_elements() / 3), plan_.transforms[static_cast<size_t>(i)]);
   }
 
  private:
-  DType in_type_ = DType::kUInt8, out_type_ = DType::kUInt8;
-  std::vector<kernels::ColorTransform> transforms_;
+  ColorTwistPlan plan_;
 };
 
 OpSchema& Hue(OpSchema& s) {

@@ -1,7 +1,8 @@
 // lookup_table: DALI's mapping of integer inputs through a table given by keys and values, with
 // default_value for every other input (kernels/color/lookup_table.h). Any shape and layout;
 // the output has the input's shape and layout and the type `dtype` (default float32, as DALI).
-#include "kernels/color/lookup_table.h"
+// The plan (lookup_table_plan.h) is shared with the GPU operator (lookup_table_gpu.cc).
+#include "operators/color/lookup_table_plan.h"
 #include "operators/operator.h"
 #include "operators/registry.h"
 
@@ -10,18 +11,9 @@ namespace {
 
 class LookupTableOp : public Operator {
  public:
-  explicit LookupTableOp(const OpSpec& spec)
-      : Operator(spec),
-        table_(Arg<std::vector<int64_t>>("keys"), Arg<std::vector<double>>("values"), Arg<double>("default_value"),
-               Arg<DType>("dtype")) {}
+  explicit LookupTableOp(const OpSpec& spec) : Operator(spec), table_(MakeLookupTable(*this)) {}
 
-  std::vector<OutputDesc> Setup(Workspace& ws) override {
-    const TensorList& in = ws.Input(0);
-    if (!kernels::LookupTable::SupportsInput(in.dtype()))
-      throw Error("input type " + std::string(ToString(in.dtype())) +
-                  " is not supported: lookup_table takes integer inputs (uint8, int8, uint16, int16, int32, int64)");
-    return {OutputDesc{in.shapes(), table_.out_type(), in.layout(), in.is_contiguous()}};
-  }
+  std::vector<OutputDesc> Setup(Workspace& ws) override { return {PlanLookupTable(table_, ws)}; }
 
   void RunSample(Workspace& ws, int i, int) override {
     const TensorList& in = ws.Input(0);

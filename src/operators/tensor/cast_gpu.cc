@@ -1,10 +1,9 @@
 // cast, device="gpu": one descriptor per sample, one batched launch (cast_plan.h for the output).
 #ifdef SLUICE_WITH_CUDA
-#include <algorithm>
-#include <cstring>
 
 #include "kernels/tensor/cast_cuda.h"
 #include "operators/gpu/gpu_operator.h"
+#include "operators/tensor/cast_gpu_descs.h"
 #include "operators/tensor/cast_plan.h"
 
 namespace sluice::gpu {
@@ -22,13 +21,7 @@ class CastGpu : public GpuOperator {
   void Run(Workspace& ws) override {
     const TensorList& in = ws.Input(0);
     TensorList& out = ws.Output(0);
-    descs_.assign(static_cast<size_t>(in.num_samples()), CastDesc{});
-    for (int i = 0; i < in.num_samples(); ++i) {
-      CastDesc& d = descs_[static_cast<size_t>(i)];
-      d.in = in.raw_sample(i);
-      d.out = out.raw_mutable_sample(i);
-      d.n = d.out ? in.shape(i).num_elements() : 0;
-    }
+    MakeCastDescs(in, out, descs_);
     kernels::cuda::LaunchCast(UploadDescs(descs_, ws), in.num_samples(), MaxElements(in), in.dtype(), to_, Stream(ws));
   }
 
