@@ -92,8 +92,6 @@ NOT_YET_EQUAL = {
     "cov_video_decode_frames_pad": "decoders.video has no build_index (and the frames differ, as above)",
     **{f"cov_video_reader_{k}": "experimental.readers.video lacks file_list_format/uniform_sample (issue 40, being "
                                 "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
-    "cov_seq_cmn": "crop_mirror_normalize refuses output_layout='FCHW' for sequences (DALI requires it; Sluice "
-                   "takes 'CHW' for them)",
     "cov_vol_laplacian": "laplacian takes no DHWC volumes",
     "cov_seq_filter": "filter takes no FHWC sequences",
     "cov_seq_random_resized_crop": "random_resized_crop takes no FHWC sequences",
