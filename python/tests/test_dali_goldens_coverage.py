@@ -43,6 +43,9 @@ TOLERANCE = {
     "cov_contrast_center_float": _FLOAT, "cov_hue_float": _FLOAT, "cov_saturation_float": _FLOAT,
     "cov_color_twist_float": _FLOAT, "cov_color_space_ycbcr_rgb": (1, 0.01), "cov_sphere_args": (1, 0.01),
     "cov_gaussian_blur_sequence": (1, 0.01),
+    # weights of sixths: the float32 sum, in another order than DALI's, rounds to the other integer
+    # where the exact value is a half (1 level on ~2% of the values; the same per HWC frame)
+    "cov_seq_filter": (1, 0.03),
     # float32 sums of squares of uint8 values (~1e4): a few ulps
     "cov_reductions_axis_names": (4e-3, 1e-3), "cov_reductions_variance": (2e-6, 1e-6),
     "cov_normalize_mean_stddev": (1e-6, 2e-7), "cov_normalize_batch": (1e-6, 2e-7),
@@ -93,7 +96,6 @@ NOT_YET_EQUAL = {
     **{f"cov_video_reader_{k}": "experimental.readers.video lacks file_list_format/uniform_sample (issue 40, being "
                                 "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
     "cov_vol_laplacian": "laplacian takes no DHWC volumes",
-    "cov_seq_filter": "filter takes no FHWC sequences",
     "cov_seq_random_resized_crop": "random_resized_crop takes no FHWC sequences",
     "cov_seq_resize_crop_mirror": "resize_crop_mirror on FHWC sequences gives other pixels than DALI (up to 152 "
                                   "levels)",

@@ -22,6 +22,16 @@ def run(samples, layout, build, seed=5):
     return out.layout(), [np.array(out.at(i)) for i in range(len(samples))]
 
 
+def test_filter_runs_frame_by_frame_with_the_sample_filter():
+    k = np.float32([[0, 1, 0], [1, -4, 1], [0, 1, 0]])
+    seqs = [clip(3, 9, 11, 1), clip(2, 7, 6, 2)]
+    layout, out = run(seqs, "FHWC", lambda x: fn.filter(x, k, dtype=types.FLOAT))
+    assert layout == "FHWC"
+    for s, seq in zip(out, seqs):
+        _, frames = run(list(seq), "HWC", lambda x: fn.filter(x, k, dtype=types.FLOAT))
+        np.testing.assert_array_equal(s, np.stack(frames))
+
+
 @pytest.mark.parametrize("out_layout, per_frame", [("FCHW", "CHW"), ("FHWC", "HWC"), ("CHW", "CHW")])
 def test_crop_mirror_normalize_takes_the_sequence_layouts(out_layout, per_frame):
     seqs = [clip(3, 10, 12, 4), clip(2, 9, 14, 5)]
