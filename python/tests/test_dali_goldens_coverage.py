@@ -96,7 +96,6 @@ NOT_YET_EQUAL = {
     **{f"cov_video_reader_{k}": "experimental.readers.video lacks file_list_format/uniform_sample (issue 40, being "
                                 "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
     "cov_vol_laplacian": "laplacian takes no DHWC volumes",
-    "cov_seq_random_resized_crop": "random_resized_crop takes no FHWC sequences",
     "cov_seq_resize_crop_mirror": "resize_crop_mirror on FHWC sequences gives other pixels than DALI (up to 152 "
                                   "levels)",
     "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "

@@ -32,6 +32,18 @@ def test_filter_runs_frame_by_frame_with_the_sample_filter():
         np.testing.assert_array_equal(s, np.stack(frames))
 
 
+def test_random_resized_crop_takes_one_window_per_sequence():
+    frame = clip(1, 30, 40, 3)[0]
+    seqs = [np.stack([frame] * 4) for _ in range(3)]
+    layout, out = run(seqs, "FHWC", lambda x: fn.random_resized_crop(x, size=[8, 10], random_area=[0.1, 0.4]))
+    assert layout == "FHWC"
+    for s in out:
+        assert s.shape == (4, 8, 10, 3)
+        for f in s[1:]:
+            np.testing.assert_array_equal(f, s[0])
+    assert not all(np.array_equal(out[0], s) for s in out[1:])  # windows still differ between samples
+
+
 @pytest.mark.parametrize("out_layout, per_frame", [("FCHW", "CHW"), ("FHWC", "HWC"), ("CHW", "CHW")])
 def test_crop_mirror_normalize_takes_the_sequence_layouts(out_layout, per_frame):
     seqs = [clip(3, 10, 12, 4), clip(2, 9, 14, 5)]
