@@ -77,7 +77,6 @@ NOT_YET_EQUAL = {
                          "on a tall image (up to 103 levels)",
     "cov_warp_affine_nn_forward_float": "nearest-neighbour warp_affine with inverse_map=False picks another pixel "
                                         "at ~4% of the positions (rounding of the inverted matrix)",
-    "cov_gaussian_blur_volume": "gaussian_blur takes no DHWC volumes",
     **{f"cov_decode_slice_{k}": "decoders.image_slice lacks DALI's slice arguments (issue 40, being fixed)"
        for k in ("start_end", "rel")},
     "cov_readers_file_dir_filters": "readers.file has no dir_filters (documented: not supported)",
