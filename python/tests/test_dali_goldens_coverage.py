@@ -96,7 +96,6 @@ NOT_YET_EQUAL = {
     "cov_video_decode_frames_pad": "decoders.video has no build_index (and the frames differ, as above)",
     **{f"cov_video_reader_{k}": "experimental.readers.video lacks file_list_format/uniform_sample (issue 40, being "
                                 "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
-    "cov_vol_laplacian": "laplacian takes no DHWC volumes",
     "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "
                               "operators)",
 }
