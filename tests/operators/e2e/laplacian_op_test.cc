@@ -1,5 +1,5 @@
 // laplacian through the pipeline (shared harness): DALI's arguments and defaults (window_size 3,
-// smoothing_size = window_size, scale 1, normalized_kernel), per-sample argument inputs, the
+// smoothing_size: each partial's own window_size, scale 1, normalized_kernel), per-sample argument inputs, the
 // layouts (HWC, CHW, HW, FHWC frame by frame), dtype, determinism across num_threads and the
 // errors at the call naming the argument. The kernel is checked against a direct sum and OpenCV in
 // tests/kernels/laplacian_test.cc; here each result is compared with the kernel called directly.
@@ -83,9 +83,9 @@ TEST(LaplacianOp, PerSampleArgumentInputs) {
   const auto out = RunOpCase({OperatorDef("laplacian").Arg("dtype", std::string("float32")), in,
                               {{"window_size", ws}, {"scale", sc}}});
   EXPECT_EQ(Sample<float>(out[0], 0),
-            Direct<float>(in, 0, DType::kFloat32, g, kernels::MakeLaplacianWindows(3, 5, 3, 5, false, 2, 2)));
+            Direct<float>(in, 0, DType::kFloat32, g, kernels::MakeLaplacianWindows(3, 5, 5, 3, false, 2, 2)));
   EXPECT_EQ(Sample<float>(out[0], 1),
-            Direct<float>(in, 1, DType::kFloat32, g, kernels::MakeLaplacianWindows(7, 3, 7, 3, false, .25f, .25f)));
+            Direct<float>(in, 1, DType::kFloat32, g, kernels::MakeLaplacianWindows(7, 3, 3, 7, false, .25f, .25f)));
   // A per-sample window out of range or even names the argument and the sample.
   const HostBatch bad = HostBatch::Of<int32_t>({{3}, {4}}, {TensorShape{1}, TensorShape{1}});
   ExpectRunError({OperatorDef("laplacian"), in, {{"window_size", bad}}}, "window_size");
@@ -116,10 +116,10 @@ TEST(LaplacianOp, BadArgumentsAreRejectedAtTheCall) {
   ExpectCallError(OperatorDef("laplacian").Arg("window_size", int64_t{4}), "window_size", "odd");
   ExpectCallError(OperatorDef("laplacian").Arg("window_size", int64_t{1}), "window_size", "");
   ExpectCallError(OperatorDef("laplacian").Arg("window_size", int64_t{25}), "window_size", "");
-  ExpectCallError(OperatorDef("laplacian").Arg("window_size", std::vector<int64_t>{3, 3, 3}), "window_size", "");
+  ExpectCallError(OperatorDef("laplacian").Arg("window_size", std::vector<int64_t>{3, 3, 3, 3}), "window_size", "");
   ExpectCallError(OperatorDef("laplacian").Arg("smoothing_size", int64_t{2}), "smoothing_size", "odd");
   ExpectCallError(OperatorDef("laplacian").Arg("smoothing_size", int64_t{-1}), "smoothing_size", "");
-  ExpectCallError(OperatorDef("laplacian").Arg("scale", std::vector<double>{1, 2, 3}), "scale", "");
+  ExpectCallError(OperatorDef("laplacian").Arg("scale", std::vector<double>{1, 2, 3, 4}), "scale", "");
   ExpectCallError(OperatorDef("laplacian").Arg("scale", 2.0).Arg("normalized_kernel", true), "scale",
                   "normalized_kernel");
   ExpectCallError(OperatorDef("laplacian").Arg("dtype", std::string("int32")), "dtype", "");
