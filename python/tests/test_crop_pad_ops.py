@@ -307,7 +307,7 @@ def test_bad_arguments_are_rejected_at_the_call(op, kwargs, argument):
 @pytest.mark.parametrize("op, kwargs, layout, fragments", [
     (fn.paste, dict(ratio=2, fill_value=0), "CHW", ["paste", "HWC", "'CHW'"]),
     (fn.jitter, dict(), "CHW", ["jitter", "HWC", "'CHW'"]),
-    (fn.random_resized_crop, dict(size=8), "FHWC", ["random_resized_crop", "'FHWC'"]),
+    (fn.random_resized_crop, dict(size=8), "DHWC", ["random_resized_crop", "'DHWC'"]),
     (fn.paste, dict(ratio=2, fill_value=[1, 2]), "HWC", ["paste", "fill_value", "3 channels"]),
     (fn.slice, dict(start=[1, 2, 3]), "HWC", ["slice", "start", "expected 2 values"]),
     (fn.slice, dict(start=[600, 10], shape=[10, 10]), "HWC", ["slice", "start", "out_of_bounds_policy"]),
@@ -316,7 +316,7 @@ def test_bad_arguments_are_rejected_at_the_call(op, kwargs, argument):
 ])
 def test_errors_name_the_operator_and_argument(op, kwargs, layout, fragments):
     img = photos()[0][:64, :64]
-    data = img.transpose(2, 0, 1) if layout == "CHW" else img[None] if layout == "FHWC" else img
+    data = img.transpose(2, 0, 1) if layout == "CHW" else img[None] if layout == "DHWC" else img
     pipe = sluice.Pipeline(batch_size=1, num_threads=1, seed=1)
     with pytest.raises(sluice.SluiceError) as e:
         with pipe:

@@ -43,6 +43,11 @@ TOLERANCE = {
     "cov_contrast_center_float": _FLOAT, "cov_hue_float": _FLOAT, "cov_saturation_float": _FLOAT,
     "cov_color_twist_float": _FLOAT, "cov_color_space_ycbcr_rgb": (1, 0.01), "cov_sphere_args": (1, 0.01),
     "cov_gaussian_blur_sequence": (1, 0.01),
+    # resize_crop_mirror per frame, as the HWC cases above
+    "cov_seq_resize_crop_mirror": (1, 0.3),
+    # weights of sixths: the float32 sum, in another order than DALI's, rounds to the other integer
+    # where the exact value is a half (1 level on ~2% of the values; the same per HWC frame)
+    "cov_seq_filter": (1, 0.03),
     # float32 sums of squares of uint8 values (~1e4): a few ulps
     "cov_reductions_axis_names": (4e-3, 1e-3), "cov_reductions_variance": (2e-6, 1e-6),
     "cov_normalize_mean_stddev": (1e-6, 2e-7), "cov_normalize_batch": (1e-6, 2e-7),
@@ -69,10 +74,9 @@ TOLERANCE = {
 # makes them pass and the mark must go.
 NOT_YET_EQUAL = {
     "cov_rcm_size_mode": "resize_crop_mirror with mode='stretch' and subpixel_scale=False picks another window "
-                         "on a tall image (up to 103 levels)",
+                         "on a tall image (up to 103 levels; DALI's 8 rows of it are all one row)",
     "cov_warp_affine_nn_forward_float": "nearest-neighbour warp_affine with inverse_map=False picks another pixel "
-                                        "at ~4% of the positions (rounding of the inverted matrix)",
-    "cov_gaussian_blur_volume": "gaussian_blur takes no DHWC volumes",
+                                        "at ~4% of the positions (DALI walks each row in float32, Sluice in double)",
     **{f"cov_decode_slice_{k}": "decoders.image_slice lacks DALI's slice arguments (issue 40, being fixed)"
        for k in ("start_end", "rel")},
     "cov_readers_file_dir_filters": "readers.file has no dir_filters (documented: not supported)",
@@ -92,13 +96,6 @@ NOT_YET_EQUAL = {
     "cov_video_decode_frames_pad": "decoders.video has no build_index (and the frames differ, as above)",
     **{f"cov_video_reader_{k}": "experimental.readers.video lacks file_list_format/uniform_sample (issue 40, being "
                                 "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
-    "cov_seq_cmn": "crop_mirror_normalize refuses output_layout='FCHW' for sequences (DALI requires it; Sluice "
-                   "takes 'CHW' for them)",
-    "cov_vol_laplacian": "laplacian takes no DHWC volumes",
-    "cov_seq_filter": "filter takes no FHWC sequences",
-    "cov_seq_random_resized_crop": "random_resized_crop takes no FHWC sequences",
-    "cov_seq_resize_crop_mirror": "resize_crop_mirror on FHWC sequences gives other pixels than DALI (up to 152 "
-                                  "levels)",
     "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "
                               "operators)",
 }

@@ -86,6 +86,35 @@ def test_gaussian_blur_per_sample_sigma_and_float_output():
         assert np.abs(got - ref).max() < 0.05
 
 
+def gaussian_1d(sigma):
+    r = math.ceil(3 * sigma)
+    g = np.exp(-np.arange(-r, r + 1) ** 2 / (2 * sigma ** 2))
+    return g / g.sum()
+
+
+@pytest.mark.parametrize("layout", ["DHWC", "CDHW", "DHW"])
+def test_gaussian_blur_volumes_in_3d(layout):
+    # An impulse far from the borders spreads into the outer product of the three 1-D Gaussians
+    # (DALI blurs volumes in 3-D; cov_gaussian_blur_volume checks values against DALI itself).
+    vol = np.zeros((11, 13, 15), np.float32)
+    vol[5, 6, 7] = 1000
+    sig = (1.0, 1.5, 0.8)
+    data = {"DHWC": vol[..., None], "CDHW": vol[None], "DHW": vol}[layout]
+    (got,), _ = run([data], fn.gaussian_blur, layout=layout, sigma=list(sig))
+    gd, gh, gw = (gaussian_1d(s) for s in sig)
+    want = np.zeros_like(vol, dtype=np.float64)
+    want[5 - len(gd) // 2:5 + len(gd) // 2 + 1, 6 - len(gh) // 2:6 + len(gh) // 2 + 1,
+         7 - len(gw) // 2:7 + len(gw) // 2 + 1] = 1000 * np.einsum("i,j,k->ijk", gd, gh, gw)
+    assert got.shape == data.shape
+    np.testing.assert_allclose(got.reshape(vol.shape), want, atol=1e-3)
+
+
+def test_gaussian_blur_volume_needs_one_or_three_values():
+    vol = np.zeros((4, 6, 6, 1), np.uint8)
+    with pytest.raises(sluice.SluiceError, match=r"sigma.*expected 1 value or 3"):
+        run([vol], fn.gaussian_blur, layout="DHWC", sigma=[1.0, 2.0])
+
+
 @pytest.mark.parametrize("border,cv_border", [("reflect_101", "BORDER_REFLECT_101"), ("constant", "BORDER_CONSTANT"),
                                               ("clamp", "BORDER_REPLICATE"), ("reflect_1001", "BORDER_REFLECT"),
                                               ("wrap", "BORDER_WRAP")])

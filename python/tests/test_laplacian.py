@@ -88,6 +88,7 @@ def test_matches_cv2_laplacian(ksize):
         dict(window_size=[3, 7]),
         dict(window_size=[7, 3], normalized_kernel=True),
         dict(window_size=[31, 25], smoothing_size=[29, 31], normalized_kernel=True),
+        dict(window_size=[3, 5]),  # d/dH smooths along W with 3, d/dW along H with 5 (DALI 2.4)
     ],
 )
 def test_dali_arguments_match_separable_reference(kw):
@@ -122,7 +123,7 @@ def test_per_sample_arguments_planar_and_gray():
         (dict(window_size=33), "window_size"),
         (dict(smoothing_size=33), "smoothing_size"),
         (dict(smoothing_size=0), "smoothing_size"),
-        (dict(scale=[1.0, 2.0, 3.0]), "scale"),
+        (dict(scale=[1.0, 2.0, 3.0, 4.0]), "scale"),
         (dict(scale=2.0, normalized_kernel=True), "scale"),
     ],
 )
@@ -131,3 +132,36 @@ def test_bad_arguments_rejected_at_the_call(kw, arg):
     with pytest.raises(Exception, match=arg):
         with pipe:
             fn.laplacian(fn.external_source(source=lambda: [np.zeros((4, 4, 3), np.uint8)]), **kw)
+
+
+def correlate_axis(v, w, axis):
+    """1-D correlation along `axis`, reflect-101 borders (numpy's "reflect")."""
+    r = len(w) // 2
+    pad = [(0, 0)] * v.ndim
+    pad[axis] = (r, r)
+    p = np.pad(v, pad, mode="reflect")
+    n = v.shape[axis]
+    return sum(w[k] * np.take(p, np.arange(k, k + n), axis=axis) for k in range(len(w)))
+
+
+@pytest.mark.parametrize("layout", ["DHWC", "CDHW", "DHW"])
+@pytest.mark.parametrize("kw", [dict(), dict(window_size=[3, 5, 3], scale=[0.5, 1.0, 2.0]),
+                                dict(window_size=5, smoothing_size=[1, 3, 5], normalized_kernel=True)])
+def test_volumes_sum_three_partial_derivatives(layout, kw):
+    # DALI's 3-D Laplacian (golden cov_vol_laplacian; these arguments were checked against DALI 2.4).
+    vol = np.random.default_rng(1).random((6, 9, 11)).astype(np.float32) * 100
+    data = {"DHWC": vol[..., None], "CDHW": vol[None], "DHW": vol}[layout]
+    (got,) = run([data], layout=layout, dtype=np.float32, **kw)
+    ws = kw.get("window_size", 3)
+    ws = [ws] * 3 if np.isscalar(ws) else ws
+    sc = kw.get("scale", 1.0)
+    sc = [sc] * 3 if np.isscalar(sc) else sc
+    ref = np.zeros(vol.shape, np.float64)
+    for a in range(3):
+        sizes = [ws[a] if b == a else kw["smoothing_size"][b] if "smoothing_size" in kw else ws[a] for b in range(3)]
+        part = vol.astype(np.float64)
+        for b in range(3):
+            part = correlate_axis(part, deriv(sizes[b]) if b == a else smooth(sizes[b]), b)
+        factor = 2.0 ** (-sum(sizes) + 5) if kw.get("normalized_kernel") else sc[a]
+        ref += factor * part
+    np.testing.assert_allclose(got.reshape(vol.shape), ref, rtol=0, atol=1e-4 * np.abs(ref).max())

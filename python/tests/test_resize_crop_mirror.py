@@ -147,7 +147,14 @@ def test_sequences_frame_by_frame():
     clip = np.stack(photos()[0:1] * 3)  # FHWC: 3 frames of 375x500
     (out,) = run([clip], lambda x: fn.resize_crop_mirror(x, resize_x=250, resize_y=200, crop=(100, 120), mirror=1),
                  layout="FHWC")
-    (one,) = run([clip[0]], lambda x: fn.resize_crop_mirror(x, resize_x=250, resize_y=200, crop=(100, 120), mirror=1))
+    # DALI 2.4 mirrors a sequence's frames as one-slice volumes: bit 1 flips them vertically
+    # (golden cov_seq_resize_crop_mirror), bit 2 does nothing
+    (one,) = run([clip[0]], lambda x: fn.resize_crop_mirror(x, resize_x=250, resize_y=200, crop=(100, 120), mirror=2))
     assert out[0].shape == (3, 100, 120, 3)
     for f in out[0]:
         np.testing.assert_array_equal(f, one[0])
+    (out2,) = run([clip], lambda x: fn.resize_crop_mirror(x, resize_x=250, resize_y=200, crop=(100, 120), mirror=2),
+                  layout="FHWC")
+    (plain,) = run([clip[0]], lambda x: fn.resize_crop_mirror(x, resize_x=250, resize_y=200, crop=(100, 120)))
+    for f in out2[0]:
+        np.testing.assert_array_equal(f, plain[0])

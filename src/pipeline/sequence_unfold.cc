@@ -4,6 +4,8 @@
 #include <cstring>
 #include <memory>
 
+#include "operators/sequence_frames.h"
+
 namespace sluice {
 namespace {
 
@@ -87,7 +89,10 @@ void RunUnfolded(Operator& op, Workspace& ws, const MemoryConfig& mem,
   fws.batch_size_ = first.back();
   std::vector<TensorList> outs(ws.outputs_.size());
   for (auto& t : outs) fws.outputs_.push_back(&t);
-  resize_outputs(op.Setup(fws), fws);
+  {
+    SequenceFramesScope frames_scope;  // operators/sequence_frames.h
+    resize_outputs(op.Setup(fws), fws);
+  }
   op.Run(fws);
   for (size_t o = 0; o < outs.size(); ++o) {
     const TensorList& t = outs[o];

@@ -46,4 +46,24 @@ LaplacianWindows MakeLaplacianWindows(int wy, int wx, int sy, int sx, bool norma
 void Laplacian2D(const void* in, DType in_type, void* out, DType out_type, const ImageGeom& geom,
                  const LaplacianWindows& w);
 
+// Volumes (DALI's laplacian of DHWC, CDHW and DHW inputs): the sum of the three partial
+// derivatives, partial a (0: D, 1: H, 2: W) taking along[a][a] (the derivative window) along axis a
+// and along[a][b] (smoothing windows) along each other axis b, times scale[a]. The smoothing sizes
+// are `smoothing` per axis, or, without it (nullptr), DALI's default: the partial's own window size
+// along every other axis. Normalized: scale[a] = 2^(-s + 3 + 2), s the partial's three window sizes
+// summed (DALI's 2^(-s + n + 2) for n = 3 axes).
+struct LaplacianWindows3D {
+  std::vector<float> along[3][3];
+  float scale[3] = {1.f, 1.f, 1.f};
+};
+LaplacianWindows3D MakeLaplacianWindows3D(const int window[3], const int* smoothing, bool normalized,
+                                          const float scale[3]);
+
+// A dense volume of `depth` slices `slice_stride` elements apart, each slice of geometry `plane`
+// (its H x W positions of uniform stride and its channels): DHWC, CDHW or DHW. Each partial is
+// computed in float32 (W and H per slice, then D: SeparableFilter2D), the three summed in float32
+// and the sum converted once, as Laplacian2D. `in` and `out` must not overlap.
+void Laplacian3D(const void* in, DType in_type, void* out, DType out_type, const ImageGeom& plane, int64_t depth,
+                 int64_t slice_stride, const LaplacianWindows3D& w);
+
 }  // namespace sluice::kernels

@@ -62,8 +62,9 @@ SLUICE_REGISTER_OPERATORS(RegisterCropMirrorNormalize) {
       .Arg("dtype", ArgType::kDType, std::string("float32"), "Output type: float, float16, uint8 or int8.")
       .Enum({"float32", "float16", "uint8", "int8"})
       .Arg("output_layout", ArgType::kString, std::string("CHW"),
-           "CHW or HWC; for volumes CHW and CDHW give CDHW, HWC and DHWC give DHWC.")
-      .Enum({"CHW", "HWC", "CDHW", "DHWC"})
+           "CHW or HWC; for volumes CHW and CDHW give CDHW, HWC and DHWC give DHWC. Sequences: the same with a "
+           "leading F (FCHW, FHWC, FCDHW, FDHWC; DALI's spelling for them), or without it.")
+      .Enum({"CHW", "HWC", "CDHW", "DHWC", "FCHW", "FHWC", "FCDHW", "FDHWC"})
       .Arg("pad_output", ArgType::kBool, false, "Pad the channels to 4 (the extra channel is 0).")
       .Arg("out_of_bounds_policy", ArgType::kString, std::string("error"),
            "A window outside the image: error, pad (with fill_values) or trim_to_shape.")

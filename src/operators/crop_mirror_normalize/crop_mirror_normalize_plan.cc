@@ -2,6 +2,7 @@
 
 #include "operators/crop/crop_args.h"
 #include "operators/crop/crop_plan.h"
+#include "operators/sequence_frames.h"
 
 namespace sluice {
 namespace {
@@ -23,7 +24,10 @@ CmnArgs::CmnArgs(const Operator& op)
       scale(static_cast<float>(op.Arg<double>("scale"))),
       shift(static_cast<float>(op.Arg<double>("shift"))),
       pad_output(op.Arg<bool>("pad_output")),
-      policy(ReadOutOfBoundsPolicy(op)) {}
+      policy(ReadOutOfBoundsPolicy(op)) {
+  sequence_layout = layout.front() == 'F';
+  if (sequence_layout) layout.erase(0, 1);
+}
 
 void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Workspace& ws, CmnPlan& plan) {
   const TensorList& in = ws.Input(0);
@@ -35,6 +39,10 @@ void PlanCropMirrorNormalize(const Operator& op, const CmnArgs& args, const Work
                              CmnPlan& plan) {
   if (dtype != DType::kUInt8 && dtype != DType::kFloat32)
     throw Error("crop_mirror_normalize takes uint8 or float32 images, got " + std::string(ToString(dtype)));
+  if (args.sequence_layout && !SetupOnSequenceFrames())
+    throw Error(op.name() + ": output_layout '" + op.Arg<std::string>("output_layout") +
+                "' is for sequences (an input whose layout begins with F), the input is '" + layout.layout +
+                "'; use '" + args.layout + "'");
   const bool volume = layout.volume;
   plan.channels_first = layout.channels_first;
   const CropArgs crop = ReadCropArgs(op, ws, /*volumetric=*/true);

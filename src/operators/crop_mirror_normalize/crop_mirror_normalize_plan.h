@@ -17,7 +17,11 @@ namespace sluice {
 struct CmnArgs {
   explicit CmnArgs(const Operator& op);
   DType out_type;
-  std::string layout;  // output_layout: "CHW" or "HWC" (volumes: "CDHW" or "DHWC", either spelling)
+  // output_layout without a leading F: "CHW" or "HWC" (volumes: "CDHW" or "DHWC", either spelling).
+  std::string layout;
+  // output_layout began with F ("FCHW", "FHWC", ...): DALI's spelling for sequences, which the
+  // operator sees frame by frame; the plan refuses it for a batch that is not a sequence.
+  bool sequence_layout = false;
   std::vector<float> mean, stddev, fill;
   float scale = 1.f, shift = 0.f;
   bool pad_output = false;

@@ -2,7 +2,7 @@
 // filter.h). Like DALI it computes a correlation (the filter is not flipped):
 //   out[y, x] = sum_{i, j} in[y + i - anchor_y, x + j - anchor_x] * filter[i, j]
 // in float32, the result converted to the output type (integers round and saturate). Inputs:
-// the images (HWC, CHW or HW), the filters (float32 2-D, one per sample) and optionally the fill
+// the images (HWC, CHW or HW; sequences of them frame by frame, OpSchema::UnfoldsSequences), the filters (float32 2-D, one per sample) and optionally the fill
 // values (one scalar per sample, for border="constant"; default 0). anchor -1: the centre
 // (filter size / 2). mode="valid": the output is only where the filter fits, (H - kh + 1) x
 // (W - kw + 1), anchor and border unused.
@@ -101,9 +101,11 @@ SLUICE_REGISTER_OPERATORS(RegisterFilter) {
   s.Doc("Convolves images with a per-sample 2-D filter (a correlation, as DALI: the filter is not flipped), in "
         "float32. Inputs: the images, the filters (float32, 2-D) and optionally a scalar fill value per sample for "
         "border='constant'.")
-      .Input("data", "Images: uint8, int16, uint16 or float32.",
-             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32}, FilterImageLayouts())
-      .Input("filter", "One float32 2-D filter (kh x kw) per sample.", {DType::kFloat32})
+      .Input("data", "Images: uint8, int16, uint16 or float32, or sequences of them (frame by frame).",
+             {DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kFloat32}, FilterImageLayouts().AllowSequence())
+      .UnfoldsSequences()
+      .Input("filter", "One float32 2-D filter (kh x kw) per sample (a sequence's frames share it).",
+             {DType::kFloat32})
       .Input("fill_value", "One scalar per sample: the value outside the image for border='constant' (default 0).")
       .OptionalInputs(1)
       .Output("output", "The filtered images.")

@@ -11,6 +11,7 @@
 
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_volume.h"
+#include "operators/sequence_frames.h"
 #include "operators/crop/crop_args.h"
 #include "operators/resize/resampling_args.h"
 #include "operators/resize/resize_types.h"
@@ -65,14 +66,19 @@ class ResizeCropMirrorOp : public Operator {
     for (const char* a : {"crop_d", "crop_pos_z"})
       if (HasArg(a)) ThrowArgError(a, "is for volumes (DHWC)");
     PlanResize(*this, args_, ws, plan_);
+    // DALI 2.4 mirrors the frames of an FHWC sequence as if they were volumes with the frame as
+    // depth: bit 0 flips them vertically and bit 1 the (one-frame) depth, i.e. nothing; the
+    // horizontal flip is not reachable (golden cov_seq_resize_crop_mirror; mirror=1, 2 and 3
+    // checked against DALI). Sluice copies that, as documented in docs/dali-compatibility.md.
+    const bool frames = SetupOnSequenceFrames();
     OutputDesc& d = plan_.output;
     for (size_t k = 0; k < plan_.samples.size(); ++k) {
       ResizeSamplePlan& p = plan_.samples[k];
       const kernels::CropWindow w = ResolveCrop(crop, int(k), p.out_h, p.out_w, name());
       kernels::ResizeRoi& r = *p.params.roi;
       double x0 = r.x0, x1 = r.x1, y0 = r.y0, y1 = r.y1;
-      CropRegion(x0, x1, p.out_w, w.x, w.w, mirror[k] & 1);
-      CropRegion(y0, y1, p.out_h, w.y, w.h, mirror[k] & 2);
+      CropRegion(x0, x1, p.out_w, w.x, w.w, !frames && (mirror[k] & 1));
+      CropRegion(y0, y1, p.out_h, w.y, w.h, frames ? (mirror[k] & 1) : (mirror[k] & 2));
       r = kernels::ResizeRoi{float(x0), float(y0), float(x1), float(y1)};
       p.out_h = w.h;
       p.out_w = w.w;
@@ -129,7 +135,8 @@ OpSchema ResizeCropMirrorSchema(const std::string& name, bool legacy) {
       .UnfoldsSequences()
       .Output("output", "The resized, cropped and mirrored images (volumes), in the input's layout.")
       .Arg("mirror", ArgType::kInt, int64_t{0},
-           "Flip mask, per sample: 1 horizontal, 2 vertical, 4 depthwise (volumes), or a sum of them.", true)
+           "Flip mask, per sample: 1 horizontal, 2 vertical, 4 depthwise (volumes), or a sum of them. FHWC "
+           "sequences, as DALI 2.4: 1 flips the frames vertically, 2 does nothing.", true)
       .Range(0, 7);
   AddResizeSizeArgs(s);
   AddCropArgs(s, /*volumetric=*/true);

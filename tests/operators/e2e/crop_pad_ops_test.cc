@@ -391,7 +391,7 @@ TEST(RandomResizedCropOp, ChwMatchesHwcPlaneByPlane) {
 TEST(CropPadErrors, NameTheOperatorAndArgument) {
   const Feed hwc = MakeFeed<uint8_t>("x", {Ramp(8 * 8 * 3, 1)}, {TensorShape{8, 8, 3}}, "HWC");
   const Feed chw = MakeFeed<uint8_t>("x", {Ramp(8 * 8 * 3, 1)}, {TensorShape{3, 8, 8}}, "CHW");
-  const Feed fhwc = MakeFeed<uint8_t>("x", {Ramp(8 * 8 * 3, 1)}, {TensorShape{1, 8, 8, 3}}, "FHWC");
+  const Feed dhwc = MakeFeed<uint8_t>("x", {Ramp(8 * 8 * 3, 1)}, {TensorShape{1, 8, 8, 3}}, "DHWC");
   struct Case {
     const Feed* in;
     OperatorDef op;
@@ -400,7 +400,7 @@ TEST(CropPadErrors, NameTheOperatorAndArgument) {
   const std::vector<Case> cases = {
       {&chw, OperatorDef("paste").Arg("ratio", 2.0).Arg("fill_value", std::vector<int64_t>{0}), {"paste", "HWC", "'CHW'"}},
       {&chw, OperatorDef("jitter"), {"jitter", "HWC", "'CHW'"}},
-      {&fhwc, OperatorDef("random_resized_crop").Arg("size", std::vector<int64_t>{4}), {"random_resized_crop", "'FHWC'"}},
+      {&dhwc, OperatorDef("random_resized_crop").Arg("size", std::vector<int64_t>{4}), {"random_resized_crop", "'DHWC'"}},
       {&hwc, OperatorDef("paste").Arg("ratio", 0.5).Arg("fill_value", std::vector<int64_t>{0}), {"paste", "ratio"}},
       {&hwc, OperatorDef("paste").Arg("ratio", 2.0).Arg("paste_x", 1.5).Arg("fill_value", std::vector<int64_t>{0}), {"paste", "paste_x"}},
       {&hwc, OperatorDef("paste").Arg("ratio", 2.0).Arg("fill_value", std::vector<int64_t>{1, 2}), {"paste", "fill_value", "3 channels"}},

@@ -280,9 +280,9 @@ TEST(FilterNoiseOps, BadInputsAndArgumentsNameTheOperatorAndArgument) {
   chw.layout = "CHW";
   ExpectError([&] { RunOp(chw, OperatorDef("grid_mask")); }, {"grid_mask", "HWC", "'CHW'"});
   ExpectError([&] { RunOp(chw, OperatorDef("jpeg_compression_distortion")); }, {"jpeg_compression_distortion", "HWC"});
-  Feed fhwc = Images(1);
-  fhwc.layout = "FHW";
-  ExpectError([&] { RunOp(fhwc, OperatorDef("gaussian_blur").Arg("sigma", 1.0)); }, {"gaussian_blur", "'FHW'"});
+  Feed hcw = Images(1);  // gaussian_blur takes images, sequences and volumes, not this
+  hcw.layout = "HCW";
+  ExpectError([&] { RunOp(hcw, OperatorDef("gaussian_blur").Arg("sigma", 1.0)); }, {"gaussian_blur", "'HCW'"});
   ExpectError([&] { RunOp(Images(1, 8, 8, 4), OperatorDef("jpeg_compression_distortion")); }, {"3 (RGB)", "(8, 8, 4)"});
   auto add_error = [](OperatorDef def, const std::vector<std::string>& fragments) {
     ExpectError([&] { RunOp(Images(1), def); }, fragments);
@@ -290,7 +290,8 @@ TEST(FilterNoiseOps, BadInputsAndArgumentsNameTheOperatorAndArgument) {
   add_error(OperatorDef("gaussian_blur"), {"gaussian_blur", "argument 'sigma'"});
   add_error(OperatorDef("gaussian_blur").Arg("sigma", -1.0), {"argument 'sigma'"});
   add_error(OperatorDef("gaussian_blur").Arg("window_size", int64_t{4}), {"argument 'window_size'", "odd"});
-  add_error(OperatorDef("gaussian_blur").Arg("sigma", std::vector<double>{1, 2, 3}), {"argument 'sigma'"});
+  // Three values are for volumes (D, H, W): refused for an image when the batch is set up.
+  add_error(OperatorDef("gaussian_blur").Arg("sigma", std::vector<double>{1, 2, 3}), {"argument 'sigma'", "1 value or 2"});
   add_error(OperatorDef("noise.salt_and_pepper").Arg("prob", 1.5), {"noise.salt_and_pepper", "argument 'prob'"});
   add_error(OperatorDef("noise.salt_and_pepper").Arg("salt_vs_pepper", -0.1), {"argument 'salt_vs_pepper'"});
   add_error(OperatorDef("noise.gaussian").Arg("stddev", -1.0), {"argument 'stddev'"});

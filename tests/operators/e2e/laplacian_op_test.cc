@@ -1,5 +1,5 @@
 // laplacian through the pipeline (shared harness): DALI's arguments and defaults (window_size 3,
-// smoothing_size = each partial derivative's own window size, scale 1, normalized_kernel), per-sample argument inputs, the
+// smoothing_size: each partial's own window_size, scale 1, normalized_kernel), per-sample argument inputs, the
 // layouts (HWC, CHW, HW, FHWC frame by frame), dtype, determinism across num_threads and the
 // errors at the call naming the argument. The kernel is checked against a direct sum and OpenCV in
 // tests/kernels/laplacian_test.cc; here each result is compared with the kernel called directly.
@@ -119,10 +119,10 @@ TEST(LaplacianOp, BadArgumentsAreRejectedAtTheCall) {
   ExpectCallError(OperatorDef("laplacian").Arg("window_size", int64_t{1}), "window_size", "");
   ExpectCallError(OperatorDef("laplacian").Arg("window_size", int64_t{33}), "window_size", "");  // DALI: 3..31
   ExpectCallError(OperatorDef("laplacian").Arg("smoothing_size", int64_t{33}), "smoothing_size", "");
-  ExpectCallError(OperatorDef("laplacian").Arg("window_size", std::vector<int64_t>{3, 3, 3}), "window_size", "");
+  ExpectCallError(OperatorDef("laplacian").Arg("window_size", std::vector<int64_t>{3, 3, 3, 3}), "window_size", "");
   ExpectCallError(OperatorDef("laplacian").Arg("smoothing_size", int64_t{2}), "smoothing_size", "odd");
   ExpectCallError(OperatorDef("laplacian").Arg("smoothing_size", int64_t{-1}), "smoothing_size", "");
-  ExpectCallError(OperatorDef("laplacian").Arg("scale", std::vector<double>{1, 2, 3}), "scale", "");
+  ExpectCallError(OperatorDef("laplacian").Arg("scale", std::vector<double>{1, 2, 3, 4}), "scale", "");
   ExpectCallError(OperatorDef("laplacian").Arg("scale", 2.0).Arg("normalized_kernel", true), "scale",
                   "normalized_kernel");
   ExpectCallError(OperatorDef("laplacian").Arg("dtype", std::string("int32")), "dtype", "");

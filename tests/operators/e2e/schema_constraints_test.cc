@@ -47,7 +47,7 @@ void ExpectRejected(const OperatorDef& def, const std::string& arg, const std::s
 
 TEST(SchemaConstraints, TheIssuesFourCallsRaiseNamingTheArgument) {
   ExpectRejected(OperatorDef("crop_mirror_normalize").Arg("output_layout", std::string("XYZ")), "output_layout",
-                 "expected one of 'CHW', 'HWC', 'CDHW', 'DHWC', got 'XYZ'");
+                 "expected one of 'CHW', 'HWC', 'CDHW', 'DHWC', 'FCHW', 'FHWC', 'FCDHW', 'FDHWC', got 'XYZ'");
   ExpectRejected(OperatorDef("resize").Arg("resize_x", 5.0).Arg("interp_type", int64_t{999}), "interp_type",
                  "or an integer 0..5, got 999");
   ExpectRejected(OperatorDef("resize").Arg("resize_x", true), "resize_x", "expected float, got True");

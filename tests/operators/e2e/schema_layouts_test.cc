@@ -276,10 +276,10 @@ TEST(SchemaLayouts, SequencesAreAcceptedWhereDeclared) {
 TEST(SchemaLayouts, SequencesAreRejectedWhereNotDeclared) {
   EXPECT_EQ(ErrorMessage(OperatorDef("jitter"), {TensorShape{2, 4, 4, 3}}, "FHWC"),
             "input 0 ('images') must have layout HWC, got 'FHWC'");
-  EXPECT_EQ(ErrorMessage(OperatorDef("jpeg_compression_distortion"), {TensorShape{2, 4, 4, 3}}, "FHWC"),
-            "input 0 ('input') must have layout HWC, got 'FHWC'");
-  EXPECT_EQ(ErrorMessage(OperatorDef("random_resized_crop").Arg("size", std::vector<int64_t>{4}), {TensorShape{2, 3, 4, 4}}, "FCHW"),
-            "input 0 ('images') must have layout HWC or CHW, got 'FCHW'");
+  EXPECT_EQ(ErrorMessage(OperatorDef("jpeg_compression_distortion"), {TensorShape{2, 4, 4, 3}}, "DHWC"),
+            "input 0 ('input') must have layout HWC (or FHWC), got 'DHWC'");
+  EXPECT_EQ(ErrorMessage(OperatorDef("random_resized_crop").Arg("size", std::vector<int64_t>{4}), {TensorShape{2, 3, 4, 4}}, "CDHW"),
+            "input 0 ('images') must have layout HWC or CHW (or FHWC, FCHW), got 'CDHW'");
   // Volumes only where declared: equalize takes sequences, not volumes.
   EXPECT_EQ(ErrorMessage(OperatorDef("equalize"), {TensorShape{2, 4, 4, 3}}, "DHWC"),
             "input 0 ('images') must have layout HWC, CHW or HW (or FHWC, FCHW, FHW), got 'DHWC'");
@@ -353,7 +353,7 @@ TEST(SchemaLayouts, TheDocsShowTheLayoutsPerInput) {
       << doc;
   const OperatorInfo info = GetOperatorInfo("filter");
   const std::vector<std::string> filter_layouts = {
-      "HWC, CHW or HW; none: read as HWC or HW by the number of dimensions", "", ""};
+      "HWC, CHW or HW (or FHWC, FCHW, FHW); none: read as HWC or HW by the number of dimensions", "", ""};
   EXPECT_EQ(info.input_layouts, filter_layouts);
 }
 
