@@ -141,15 +141,17 @@ TEST(ConstantOps, FullBroadcastsLikeNumPy) {
   ExpectError([&] { RunOp({bad}, OperatorDef("full").Arg("shape", std::vector<int64_t>{2, 3})); }, {"full", "fill_value", "[4]", "[2, 3]"});
 }
 
-TEST(ConstantOps, FullLikeTakesShapeOfDataAndTypeOfFill) {
+// DALI 2.4: full_like's output has data_like's type (its golden), fill_value converted as `cast`
+// converts (ties away from zero, saturated).
+TEST(ConstantOps, FullLikeTakesShapeAndTypeOfData) {
   Src like = Make<uint8_t>({{2, 2, 1}, {1, 3, 1}}, {{0, 0, 0, 0}, {0, 0, 0}}, "HWC");
   Src fill = Make<float>({{1}, {1}}, {{1.5f}, {-2.0f}});
   auto f = RunOp({like, fill}, OperatorDef("full_like"));
-  EXPECT_EQ(f[0].dtype(), DType::kFloat32);
+  EXPECT_EQ(f[0].dtype(), DType::kUInt8);
   EXPECT_EQ(f[0].layout(), "HWC");
   EXPECT_EQ(f[0].shape(1), (TensorShape{1, 3, 1}));
-  EXPECT_EQ(SampleData<float>(f[0], 0), std::vector<float>(4, 1.5f));
-  EXPECT_EQ(SampleData<float>(f[0], 1), std::vector<float>(3, -2.0f));
+  EXPECT_EQ(SampleData<uint8_t>(f[0], 0), std::vector<uint8_t>(4, 2));
+  EXPECT_EQ(SampleData<uint8_t>(f[0], 1), std::vector<uint8_t>(3, 0));
 }
 
 TEST(ConstantOps, CastLikeConvertsToTheSecondInputsType) {
