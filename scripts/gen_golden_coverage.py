@@ -94,6 +94,8 @@ class Types:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in ("Constant", "ScalarConstant"):  # functions making a constant node
+            return lambda *a, **k: Node()
         return Token(f"types.{name}")
 
 
@@ -125,6 +127,9 @@ def trace(build, outputs, layout=None, dtype=None):
     calls = []
     params = len(inspect.signature(build).parameters)
     fn = Recorder(calls, outputs)
+    if params == 2:  # a reader case: (fn, the folder its data was written to)
+        build(fn, "/nonexistent-golden-data")
+        return calls
     args = [fn, Types()] + [Recorder(calls, outputs, "math")] * (params - 3) + [Node(1, layout, dtype)]
     build(*args)
     return calls
@@ -148,6 +153,13 @@ def case_functions(family, module):
             continue
         for name, entry in value.items():
             layout, dtype = ROOTS.get((family, attr), (None, None))
+            if family == "video":  # data, not functions: (video, decoder kwargs) or reader kwargs
+                if isinstance(entry, dict):
+                    out[name] = ((lambda kw: lambda fn, root: fn.experimental.readers.video(**kw))(entry), None, None)
+                else:
+                    out[name] = ((lambda kw: lambda fn, types, x: [fn.experimental.decoders.video(x, **kw)])(entry[1]),
+                                 None, "uint8")
+                continue
             if isinstance(entry, tuple) and len(entry) == 2 and entry[0] in kinds:
                 layout, arrays = kinds[entry[0]]
                 dtype = arrays[0].dtype.name

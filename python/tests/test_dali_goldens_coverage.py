@@ -77,27 +77,13 @@ NOT_YET_EQUAL = {
                          "on a tall image (up to 103 levels; DALI's 8 rows of it are all one row)",
     "cov_warp_affine_nn_forward_float": "nearest-neighbour warp_affine with inverse_map=False picks another pixel "
                                         "at ~4% of the positions (DALI walks each row in float32, Sluice in double)",
-    **{f"cov_decode_slice_{k}": "decoders.image_slice lacks DALI's slice arguments (issue 40, being fixed)"
-       for k in ("start_end", "rel")},
     "cov_readers_file_dir_filters": "readers.file has no dir_filters (documented: not supported)",
     "cov_tensor_resize_filters": "tensor_resize with min_filter=CUBIC/mag_filter=NN and size_rounding='truncate' "
                                  "differs on a small sample (up to 165 levels); with subpixel_scale=False and a float "
                                  "output by up to 14",
-    "cov_bbox_rotate_halfway": "bbox_rotate mode='halfway' differs by 0.02 on a box (issue 40, being fixed with the "
-                               "detection operators)",
     "cov_noise_shot_identity": "noise.shot factor=0: Sluice gives the identity (documented), DALI 2.4 zeros",
-    "cov_multi_paste": "multi_paste refuses NumPy arrays for its region arguments (issue 40, being fixed)",
-    "cov_multi_paste_rel": "multi_paste refuses NumPy arrays for its region arguments (issue 40, being fixed)",
-    "cov_select_masks_reindex": "select_masks keeps polygons DALI drops (issue 40, being fixed with the detection "
-                                "operators)",
-    **{f"cov_video_{k}": "decoded frames differ from DALI's (YUV->RGB and chroma upsampling: issue 40, being fixed "
-                         "with the video operators)" for k in ("decode_range", "decode_sequence_edge",
-                                                                "reader_sequences", "reader_pad")},
-    "cov_video_decode_frames_pad": "decoders.video has no build_index (and the frames differ, as above)",
-    **{f"cov_video_reader_{k}": "experimental.readers.video lacks file_list_format/uniform_sample (issue 40, being "
-                                "fixed with the video operators)" for k in ("file_list", "file_list_ts", "uniform")},
-    "cov_coord_transform_mt": "coord_transform refuses dtype=INT16 (issue 40, being fixed with the detection "
-                              "operators)",
+    "cov_video_decode_frames_pad": "decoders.video has no build_index",
+    "cov_video_reader_uniform": "experimental.readers.video lacks uniform_sample",
 }
 
 
