@@ -124,7 +124,6 @@ def test_python_values_convert_by_type(op, arg, value, expected):
 @pytest.mark.parametrize("arg,value,message", [
     ("probability", {"a": 1}, "expected float, got {'a': 1}"),
     ("shape", [[1, 2]], "expected list of int, got [[1, 2]]"),
-    ("shape", np.zeros((2, 2), dtype=np.int64), "expected list of int, got array"),
     ("shape", [1, "x"], "expected list of int, got [1, 'x']"),
     ("probability", 2 ** 70, "expected float, got 1180591620717411303424"),
     ("shape", [1.5], "expected list of int"),
