@@ -2,7 +2,7 @@
 operators (``from sluice.experimental.torchvision import Compose, RandomResizedCrop, ...``), on PIL
 images and torch tensors, per image (inside a Dataset's ``__getitem__``, in DataLoader workers) or
 on ``[N, C, H, W]`` batches. One module per concern: ``geometry``, ``color``, ``filters``,
-``conversion``, ``compose``.
+``conversion``, ``compose``, ``autoaugment``.
 
 Each transform is a callable taking what torchvision's takes (a PIL image, a ``[C, H, W]`` tensor, a
 ``[N, C, H, W]`` batch) and giving the same kind back; ``Compose`` chains them, converting once. The
@@ -22,9 +22,12 @@ kernel has a = -0.75, Pillow's a = -0.5). GaussianBlur rounds its float result o
 level of torch's). The tests bound all of it. Crops, flips, normalization and dtype conversion are
 exact.
 
-Not yet: Pad's modes other than "constant", nor torchvision's
-RandAugment, TrivialAugmentWide, AutoAugment, RandomErasing.
+``TrivialAugmentWide`` and ``RandAugment`` (``autoaugment``) draw their operations and magnitudes
+as torchvision 0.14 does; their per-operation tolerances are in that module's doc.
+
+Not yet: Pad's modes other than "constant", nor torchvision's AutoAugment, AugMix, RandomErasing.
 """
+from .autoaugment import RandAugment, TrivialAugmentWide
 from .color import ColorJitter, Grayscale, RandomGrayscale
 from .compose import Compose, RandomApply
 from .conversion import Normalize, PILToTensor, ToDtype, ToPILImage, ToPureTensor
@@ -33,5 +36,6 @@ from .geometry import (CenterCrop, InterpolationMode, Pad, RandomCrop, RandomHor
                        RandomVerticalFlip, Resize)
 
 __all__ = ["CenterCrop", "ColorJitter", "Compose", "GaussianBlur", "Grayscale", "InterpolationMode", "Normalize", "Pad",
-           "PILToTensor", "RandomApply", "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop",
-           "RandomVerticalFlip", "Resize", "ToDtype", "ToPILImage", "ToPureTensor"]
+           "PILToTensor", "RandAugment", "RandomApply", "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip",
+           "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype", "ToPILImage", "ToPureTensor",
+           "TrivialAugmentWide"]
