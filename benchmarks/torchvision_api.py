@@ -1,12 +1,13 @@
 """torchvision's transforms against sluice.experimental.torchvision in a PyTorch DataLoader, side by side.
 
     PYTHONPATH=python .venv/bin/python benchmarks/torchvision_api.py [--data sample_data] [--workers 2]
-        [--images 512] [--batch 32] [--size 224] [--repeat 2] [--jitter]
+        [--images 512] [--batch 32] [--size 224] [--repeat 2] [--jitter] [--trivial]
 
 The recipe: PIL decode (``Image.open(...).convert("RGB")``, the same for both), then
 ``Compose([RandomResizedCrop(size), RandomHorizontalFlip(), PILToTensor(), ToDtype(float32,
 scale=True), Normalize(mean, std)])``, with ``--jitter`` a ``ColorJitter(0.4, 0.4, 0.4)`` after the
-flip (torchvision 0.14 has no v2: ``ConvertImageDtype`` stands for
+flip, with ``--trivial`` a ``TrivialAugmentWide()`` there (the issue's second recipe; both may be
+given) (torchvision 0.14 has no v2: ``ConvertImageDtype`` stands for
 ``ToDtype``), switched by the import only. Reported: images/s over `--images` images (the first batch
 untimed; the best of `--repeat` alternating runs), for the transforms alone in the main process and for the whole DataLoader with
 `--workers` workers; with both the transforms' share of the per-image time.
@@ -18,6 +19,7 @@ import time
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 JITTER = False  # --jitter: ColorJitter(0.4, 0.4, 0.4) after the flip (the issue's recipe)
+TRIVIAL = False  # --trivial: TrivialAugmentWide() after the flip (the issue's second recipe)
 
 
 def recipe(tv, size):
@@ -27,7 +29,8 @@ def recipe(tv, size):
     else:
         convert = tv.ConvertImageDtype(torch.float32)
     jitter = [tv.ColorJitter(0.4, 0.4, 0.4)] if JITTER else []
-    return tv.Compose([tv.RandomResizedCrop(size, antialias=True), tv.RandomHorizontalFlip(), *jitter,
+    trivial = [tv.TrivialAugmentWide()] if TRIVIAL else []
+    return tv.Compose([tv.RandomResizedCrop(size, antialias=True), tv.RandomHorizontalFlip(), *jitter, *trivial,
                        tv.PILToTensor(), convert, tv.Normalize(MEAN, STD)])
 
 
@@ -74,9 +77,10 @@ def main():
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--jitter", action="store_true")
+    ap.add_argument("--trivial", action="store_true")
     args = ap.parse_args()
-    global JITTER
-    JITTER = args.jitter
+    global JITTER, TRIVIAL
+    JITTER, TRIVIAL = args.jitter, args.trivial
     import torch
     import torchvision.transforms as T
 
@@ -95,7 +99,7 @@ def main():
             best[name] = (name, max(old[1], t_only), max(old[2], rate), shape, dtype)
     rows = [best["torchvision"], best["sluice"]]
     print(f"{args.workers} workers, batch {args.batch}, {len(files)} images, RandomResizedCrop({args.size}) + flip + "
-          f"{'ColorJitter(0.4, 0.4, 0.4) + ' if JITTER else ''}to tensor + float + Normalize")
+          f"{'ColorJitter(0.4, 0.4, 0.4) + ' if JITTER else ''}{'TrivialAugmentWide + ' if TRIVIAL else ''}to tensor + float + Normalize")
     print("                 transforms only (img/s, 1 thread) | DataLoader incl. PIL decode (img/s) | batch")
     for name, t_only, rate, shape, dtype in rows:
         print(f"  {name:12s} {t_only:12.1f}                        | {rate:10.1f}                          | "
