@@ -23,19 +23,21 @@ level of torch's). The tests bound all of it. Crops, flips, normalization and dt
 exact.
 
 ``TrivialAugmentWide`` and ``RandAugment`` (``autoaugment``) draw their operations and magnitudes
-as torchvision 0.14 does; their per-operation tolerances are in that module's doc.
+as torchvision 0.14 does; their per-operation tolerances are in that module's doc. ``RandomErasing`` (``erasing``) draws
+its window as torchvision does and erases exactly.
 
-Not yet: Pad's modes other than "constant", nor torchvision's AutoAugment, AugMix, RandomErasing.
+Not yet: Pad's modes other than "constant", nor torchvision's AutoAugment, AugMix.
 """
 from .autoaugment import RandAugment, TrivialAugmentWide
 from .color import ColorJitter, Grayscale, RandomGrayscale
 from .compose import Compose, RandomApply
 from .conversion import Normalize, PILToTensor, ToDtype, ToPILImage, ToPureTensor
+from .erasing import RandomErasing
 from .filters import GaussianBlur
 from .geometry import (CenterCrop, InterpolationMode, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
                        RandomVerticalFlip, Resize)
 
 __all__ = ["CenterCrop", "ColorJitter", "Compose", "GaussianBlur", "Grayscale", "InterpolationMode", "Normalize", "Pad",
-           "PILToTensor", "RandAugment", "RandomApply", "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip",
-           "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype", "ToPILImage", "ToPureTensor",
-           "TrivialAugmentWide"]
+           "PILToTensor", "RandAugment", "RandomApply", "RandomCrop", "RandomErasing", "RandomGrayscale",
+           "RandomHorizontalFlip", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype", "ToPILImage",
+           "ToPureTensor", "TrivialAugmentWide"]
