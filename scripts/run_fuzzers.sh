@@ -17,9 +17,10 @@ trap 'rm -rf "$work"' EXIT
 # the video decoder, fuzz/coco_seeds/ for COCO annotation files, fuzz/s3_seeds/ for S3 listings,
 # fuzz/lz4_seeds/ for LZ4 blocks, fuzz/recordio_seeds/ for MXNet RecordIO files and indices,
 # fuzz/caffe_seeds/ for Caffe/Caffe2 messages, fuzz/fits_seeds/ for FITS files (CFITSIO),
+# fuzz/video_list_seeds/ for the video readers' file_list,
 # tests/data/readers/fuzz_lmdb/ for LMDB data files (written by PyPI's lmdb).
 mkdir -p "$work/images" "$work/tars" "$work/index" "$work/checkpoints" "$work/npy" "$work/tfrecord" "$work/audio" "$work/nemo" \
-  "$work/video" "$work/coco" "$work/s3" "$work/lz4" "$work/recordio" "$work/caffe" "$work/fits" "$work/lmdb"
+  "$work/video" "$work/coco" "$work/s3" "$work/lz4" "$work/recordio" "$work/caffe" "$work/fits" "$work/lmdb" "$work/video_list"
 cp "$root"/tests/data/images/*.{jpg,png,bmp,pgm,ppm,webp} "$work/images/" 2>/dev/null || true
 ( cd "$work" && printf 'x' > a.jpg && printf '1' > a.cls && tar --format=gnu -cf tars/gnu.tar a.jpg a.cls \
   && tar --format=posix -cf tars/pax.tar a.jpg a.cls && tar --format=ustar -cf tars/ustar.tar a.jpg a.cls )
@@ -37,6 +38,7 @@ cp "$root"/fuzz/lz4_seeds/* "$work/lz4/"
 cp "$root"/fuzz/recordio_seeds/* "$work/recordio/"
 cp "$root"/fuzz/caffe_seeds/* "$work/caffe/"
 cp "$root"/fuzz/fits_seeds/* "$work/fits/"
+cp "$root"/fuzz/video_list_seeds/* "$work/video_list/"
 cp "$root"/tests/data/readers/fuzz_lmdb/*.mdb "$work/lmdb/"
 
 # Leaks inside third-party decoders, reported upstream (the file says which and why).
@@ -66,6 +68,7 @@ run_one() {
     fuzz_caffe*) corpus="$work/caffe" ;;
     fuzz_fits*) corpus="$work/fits" ;;
     fuzz_lmdb*) corpus="$work/lmdb" ;;
+    fuzz_video_file_list*) corpus="$work/video_list" ;;
     *) corpus="$work/images" ;;
   esac
   mkdir -p "$work/out_$name" "$artifacts"

@@ -318,6 +318,10 @@ def test_legacy_file_list_ranges(files, refs, tmp_path):
     bad.write_text(f"{files[0]} -1\n")
     with pytest.raises(Exception, match=r"bad.txt', line 1: expected '<path> <label >= 0>"):
         reader_pipe(1, file_list=str(bad), sequence_length=2)
+    # a value no video reaches (kept out so that every later conversion to frames stays in range)
+    bad.write_text(f"{files[0]} 1 0 1e30\n")
+    with pytest.raises(Exception, match=r"bad.txt', line 1: start and end must be numbers within \+-1e8, got '1e30'"):
+        reader_pipe(1, file_list=str(bad), sequence_length=2)
 
 
 def test_experimental_file_list_end_past_the_video(files, tmp_path):

@@ -110,8 +110,10 @@ std::vector<VideoListEntry> ReadVideoFileList(const std::string& list_path, cons
     for (float* c : cols) {
       if (!(in >> token)) break;
       std::istringstream num(token);
-      if (!(num >> *c) || !std::isfinite(*c))
-        BadLine(list_path, line, "start and end must be numbers, got '" + token + "'");
+      // The bound keeps every later conversion (seconds times a frame rate or a time base, frames
+      // rounded to int64) in range; no video is 10^8 frames or seconds long.
+      if (!(num >> *c) || !std::isfinite(*c) || std::fabs(*c) > 1e8f)
+        BadLine(list_path, line, "start and end must be numbers within +-1e8, got '" + token + "'");
       ++given;
     }
     if (given == 2 && e.start == e.end) continue;  // DALI skips such a line (with a warning)
