@@ -9,8 +9,9 @@ import pytest
 from sluice import fn, types
 from sluice.errors import SluiceError
 from sluice.pipeline.experimental import pipeline_def
+from sample_images import sample_data_root  # noqa: E402
 
-IMAGE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "sample_data", "train")
+IMAGE_DIR = os.path.join(sample_data_root(), "train")
 
 
 def _augment(seen):

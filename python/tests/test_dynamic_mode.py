@@ -13,8 +13,9 @@ from sluice import fn, types
 from sluice.errors import ArgumentError, SluiceError
 
 from conftest import make_files
+from sample_images import sample_data_root  # noqa: E402
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "sample_data")
+ROOT = sample_data_root()
 IMAGE_DIR = os.path.join(ROOT, "train")
 JPEGS = sorted(glob.glob(os.path.join(IMAGE_DIR, "c000", "*.jpg")))[:6]
 

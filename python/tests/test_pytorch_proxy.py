@@ -15,9 +15,10 @@ torch = pytest.importorskip("torch")
 
 from sluice import fn, pipeline_def, types  # noqa: E402
 from sluice.plugin.pytorch.experimental import proxy as dali_proxy  # noqa: E402
+from sample_images import sample_data_root  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FILES = sorted(glob.glob(os.path.join(HERE, "..", "..", "sample_data", "train", "*", "*.jpg")))[:14]
+FILES = sorted(glob.glob(os.path.join(sample_data_root(), "train", "*", "*.jpg")))[:14]
 BATCH = 4  # 14 samples: three full batches and a partial one (2 samples)
 WATCHDOG_S = 120
 

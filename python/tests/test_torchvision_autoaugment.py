@@ -16,8 +16,9 @@ import sluice.experimental.torchvision as st  # noqa: E402
 from sluice import types  # noqa: E402
 from sluice.experimental.torchvision import autoaugment as saa  # noqa: E402
 from sluice.experimental.torchvision._image import from_image, to_image  # noqa: E402
+from sample_images import sample_data_root  # noqa: E402
 
-JPEGS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", "sample_data", "train", "c00[01]",
+JPEGS = sorted(glob.glob(os.path.join(sample_data_root(), "train", "c00[01]",
                                       "*.jpg")))[:8]
 
 
