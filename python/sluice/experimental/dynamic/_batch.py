@@ -13,10 +13,10 @@ import numpy as np
 from ...tensors.conversions import _c_contiguous
 from ...types import to_dali_type
 from . import _arith
-from ._tensor import Tensor, _as_host_array, _check_device, _sliced_layout, _torch_from_numpy
+from ._tensor import Tensor, _OnHost, _as_host_array, _check_device, _sliced_layout, _torch_from_numpy
 
 
-class Batch:
+class Batch(_OnHost):
     """``Batch(data, dtype=None, device=None, layout=None)``: `data` is a list of samples (arrays, torch
     tensors, DLPack objects, Tensors, nested lists) or one array/tensor whose leading dimension is
     the batch. The samples' memory is shared where possible."""
@@ -136,19 +136,6 @@ class Batch:
     def __getitem__(self, index):
         raise TypeError("Batch is not indexable: use batch.tensors[i] (or batch.select(i)) to pick samples and "
                         "batch.slice[...] to index inside every sample")
-
-    def cpu(self):
-        return self
-
-    def gpu(self):
-        raise NotImplementedError("Batch.gpu(): dynamic mode in this version of Sluice keeps data on the host")
-
-    def to_device(self, device):
-        _check_device(device)
-        return self
-
-    def evaluate(self):
-        return self
 
     def _as_tensor(self, layout=None, pad=False):
         arrays = self._samples()

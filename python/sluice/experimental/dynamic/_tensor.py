@@ -40,7 +40,28 @@ def _dali_type(dtype):
     return to_dali_type(np.dtype(dtype) if isinstance(dtype, type) else dtype)
 
 
-class Tensor:
+class _OnHost:
+    """DALI's placement and evaluation methods, shared by Tensor and Batch: the data lives on the
+    host and every result is computed when its call returns (no lazy evaluation to force)."""
+
+    __slots__ = ()
+
+    def cpu(self):
+        return self
+
+    def gpu(self):
+        raise NotImplementedError(f"{type(self).__name__}.gpu(): dynamic mode in this version of Sluice keeps "
+                                  "data on the host")
+
+    def to_device(self, device):
+        _check_device(device)
+        return self
+
+    def evaluate(self):
+        return self
+
+
+class Tensor(_OnHost):
     """One sample: ``Tensor(data, dtype=None, device=None, layout=None)`` wraps `data` (NumPy array,
     DLPack object, torch tensor, Tensor, list or number) without copying where possible."""
 
@@ -111,20 +132,6 @@ class Tensor:
     def torch(self, copy=False):
         """A torch tensor over the same memory (``copy=True``: a copy)."""
         return _torch_from_numpy(np.array(self._array) if copy else self._array)
-
-    def cpu(self):
-        return self
-
-    def gpu(self):
-        raise NotImplementedError("Tensor.gpu(): dynamic mode in this version of Sluice keeps data on the host")
-
-    def to_device(self, device):
-        _check_device(device)
-        return self
-
-    def evaluate(self):
-        """DALI's evaluation of a lazy result; Sluice's results are computed when the call returns."""
-        return self
 
     def __getitem__(self, index):
         """NumPy indexing of the sample; the layout keeps the letters of the dimensions kept by slices."""
