@@ -33,3 +33,19 @@ def sample_data_root():
                            check=True, stdout=subprocess.DEVNULL, timeout=300,
                            env=dict(os.environ, SLUICE_SAMPLE_DATA_NO_APT="1"))
     return str(small)
+
+
+def photo_dataset(files, transform):
+    """A torch Dataset of (transform(the RGB photograph), index) over `files`, for the DataLoader
+    tests of the torchvision-style transforms (torch imported here: only those tests need it)."""
+    import torch
+    from PIL import Image
+
+    class PhotoDataset(torch.utils.data.Dataset):
+        def __len__(self):
+            return len(files)
+
+        def __getitem__(self, i):
+            return transform(Image.open(files[i]).convert("RGB")), i
+
+    return PhotoDataset()

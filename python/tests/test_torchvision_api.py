@@ -12,7 +12,7 @@ T = pytest.importorskip("torchvision.transforms")
 PILImage = pytest.importorskip("PIL.Image")
 
 import sluice.experimental.torchvision as st  # noqa: E402
-from sample_images import sample_data_root  # noqa: E402
+from sample_images import photo_dataset, sample_data_root  # noqa: E402
 
 JPEGS = sorted(glob.glob(os.path.join(sample_data_root(), "train", "c00[01]",
                                       "*.jpg")))[:8]
@@ -188,23 +188,12 @@ def test_batches_equal_torchvision_image_by_image(ours, theirs):
         assert torch.equal(out[i], theirs(batch[i]))
 
 
-class _Images(torch.utils.data.Dataset):
-    def __init__(self, transform):
-        self.transform = transform
-
-    def __len__(self):
-        return len(JPEGS)
-
-    def __getitem__(self, i):
-        return self.transform(PILImage.open(JPEGS[i]).convert("RGB")), i
-
-
 def test_per_sample_in_dataloader_workers():
     def loader(tv):
         transform = tv.Compose([tv.RandomResizedCrop(32, antialias=True), tv.RandomHorizontalFlip(),
                                 tv.PILToTensor()])
         torch.manual_seed(11)  # the workers' seeds derive from it
-        return torch.utils.data.DataLoader(_Images(transform), batch_size=4, num_workers=2)
+        return torch.utils.data.DataLoader(photo_dataset(JPEGS, transform), batch_size=4, num_workers=2)
 
     ours = list(loader(st))
     theirs = list(loader(T))

@@ -16,7 +16,7 @@ import sluice.experimental.torchvision as st  # noqa: E402
 from sluice import types  # noqa: E402
 from sluice.experimental.torchvision import autoaugment as saa  # noqa: E402
 from sluice.experimental.torchvision._image import from_image, to_image  # noqa: E402
-from sample_images import sample_data_root  # noqa: E402
+from sample_images import photo_dataset, sample_data_root  # noqa: E402
 
 JPEGS = sorted(glob.glob(os.path.join(sample_data_root(), "train", "c00[01]",
                                       "*.jpg")))[:8]
@@ -119,23 +119,12 @@ def test_a_batch_gets_one_draw_per_image_in_order():
         assert (_diff(out[i], theirs(batch[i])) > 1).mean() <= 0.01
 
 
-class _Images(torch.utils.data.Dataset):
-    def __init__(self, transform):
-        self.transform = transform
-
-    def __len__(self):
-        return len(JPEGS)
-
-    def __getitem__(self, i):
-        return self.transform(PILImage.open(JPEGS[i]).convert("RGB")), i
-
-
 def test_trivial_augment_recipe_in_dataloader_workers():
     def loader(tv):
         transform = tv.Compose([tv.RandomResizedCrop(48, antialias=True), tv.RandomHorizontalFlip(),
                                 tv.TrivialAugmentWide(), tv.PILToTensor()])
         torch.manual_seed(13)  # the workers' seeds derive from it
-        return torch.utils.data.DataLoader(_Images(transform), batch_size=4, num_workers=2)
+        return torch.utils.data.DataLoader(photo_dataset(JPEGS, transform), batch_size=4, num_workers=2)
 
     ours, theirs = list(loader(st)), list(loader(T))
     assert len(ours) == len(theirs) == 2
